@@ -1,0 +1,116 @@
+"""``python -m grader``: what instructors run.
+
+    python -m grader grade submission.py --json results.json
+    python -m grader                  # help, then a demonstration on the student template
+
+Exit status: 0 when a report was produced (whatever the score), 2 for usage
+errors, 1 when the grader itself failed, 130 when interrupted (the report of
+what was finished is still written).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import traceback
+from pathlib import Path
+from typing import Sequence
+
+from grader import engine, report
+
+TEMPLATE = Path(__file__).resolve().parent.parent / "student" / "mm_player.py"
+EXIT_OK, EXIT_GRADER_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m grader",
+        description="Grade Tic-Tac-Toe minimax submissions (mm_move / move_wrapper) against "
+                    "an exact solver, in a sandbox, with fair time limits.",
+        epilog="With no command: this help, then a demonstration report on the student "
+               "template. Start with: python -m grader grade path/to/mm_player.py")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    grade = commands.add_parser(
+        "grade", help="grade one submission file",
+        description="Grade one submission and print its report. Exit status 0 whenever a "
+                    "report was produced, 1 if the grader itself failed, 2 for usage errors.")
+    grade.add_argument("submission", type=Path, help="the student's .py file")
+    add_grading_options(grade)
+    grade.add_argument("--json", type=Path, metavar="PATH",
+                       help="also write Gradescope's results.json format to PATH")
+    grade.add_argument("--csv", type=Path, metavar="PATH",
+                       help="also write a one-row gradebook CSV to PATH")
+    grade.add_argument("--student-id", metavar="ID",
+                       help="the student's id: picks their hidden positions "
+                            "(default: the file name without .py)")
+    grade.add_argument("--quiet", action="store_true", help="print only the score line")
+    return parser
+
+
+def add_grading_options(parser: argparse.ArgumentParser) -> None:
+    """The options every grading command shares (grade, batch, gradescope)."""
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="draw the hidden positions from seed N instead of from the "
+                             "secret and the student id (reproduce a run exactly)")
+    parser.add_argument("--exhaustive", action="store_true",
+                        help="check every reachable 3x3 position in both modes, not a sample")
+    parser.add_argument("--visibility", choices=["full", "categories"], default="full",
+                        help="full: every failure with its call, board and why (default); "
+                             "categories: only how many failures of each kind, for the time "
+                             "before the deadline")
+    parser.add_argument("--config", type=Path, metavar="PATH",
+                        help="a configuration file (rubric weights, time limits, secret); "
+                             "start from a copy of grader/default.cfg")
+    parser.add_argument("--checks", type=Path, nargs="+", default=[], metavar="PATH",
+                        help="more pytest files or folders with extra rubric items")
+
+
+def options_from(args: argparse.Namespace, student_id: str) -> engine.GradeOptions:
+    config = engine.Config.load(args.config)
+    return engine.GradeOptions(student_id=student_id, seed=args.seed,
+                               exhaustive=args.exhaustive, config=config,
+                               checks=tuple(args.checks))
+
+
+def grade_command(args: argparse.Namespace) -> int:
+    student_id = args.student_id or args.submission.stem
+    options = options_from(args, student_id)
+    result = engine.grade(args.submission, options)
+    text = report.text_report(result, args.visibility, options.config.examples)
+    print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)
+    if args.json:
+        report.write_json_atomic(args.json, report.gradescope_results(result, args.visibility))
+    if args.csv:
+        report.write_csv(args.csv, [result])
+    if result.grader_error is not None:
+        return EXIT_INTERRUPTED if result.grader_error == engine.INTERRUPTED else EXIT_GRADER_FAILED
+    return EXIT_OK
+
+
+def _terminate(signum: int, frame: object) -> None:
+    # SIGTERM ends the run like Ctrl-C: the sandbox is closed, the report written.
+    raise KeyboardInterrupt
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    signal.signal(signal.SIGTERM, _terminate)
+    if args.command is None:
+        parser.print_help()
+        print(f"\nA demonstration: grading the student template {TEMPLATE}\n")
+        args = parser.parse_args(["grade", str(TEMPLATE), "--student-id", "template"])
+    try:
+        return grade_command(args)
+    except engine.ConfigError as problem:
+        print(f"python -m grader: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("python -m grader: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception:  # the grader's own bug: say so plainly, with the traceback
+        traceback.print_exc()
+        print("python -m grader: the grader itself failed (above); please report it",
+              file=sys.stderr)
+        return EXIT_GRADER_FAILED

@@ -1,0 +1,144 @@
+"""Whole games through the student's ``move_wrapper``.
+
+The grader drives every game itself, asking the sandboxed ``move_wrapper`` at
+the student's turns and the opponent (the solver, a seeded random player, or
+every possible reply in turn) at the others. A game the student loses comes
+back as a ``Failure`` listing its moves.
+
+    failure = self_play(client, reverse=False)        # None: the game was a draw
+    lost, walked = every_reply(client, PLAYERO, reverse=True)
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Callable
+
+from grader.client import StudentClient
+from grader.position import Move, Position
+from grader.results import Failure
+from provided.board import DRAW, PLAYERO, PLAYERX, STRMAP
+
+Opponent = Callable[[Position], Move]
+RESULT = {PLAYERX: "X wins", PLAYERO: "O wins", DRAW: "a draw"}
+
+
+def perfect_opponent(client: StudentClient, seed: int) -> Opponent:
+    """An opponent that always plays one of the solver's best moves (seeded choice)."""
+    rng = random.Random(seed)
+    return lambda position: rng.choice(sorted(client.solver.best_moves(position)))
+
+
+def random_opponent(seed: int) -> Opponent:
+    rng = random.Random(seed)
+    return lambda position: rng.choice(position.empty_squares())
+
+
+def play(client: StudentClient, student: int, opponent: Opponent | None, reverse: bool,
+         title: str) -> Failure | None:
+    """Play one 3x3 game; ``student`` is the student's side (None: both sides).
+
+    Returns None if the student did not lose (or, in self-play, if the game was
+    drawn, its value with perfect play on both sides).
+    """
+    position, moves = Position.empty(3, reverse=reverse), []
+    while (winner := client.solver.winner(position)) is None:
+        if opponent is None or position.player == student:
+            move, failure = client.move_wrapper(position)
+            if failure is not None:
+                return _game_failure(title, moves, failure.category, failure.received,
+                                     f"in this game, {failure.why}", position)
+        else:
+            move = opponent(position)
+        moves.append(move)
+        position = position.play(move)
+    # Self-play must draw (the game's value); otherwise the student must not lose.
+    lost = winner != DRAW if opponent is None else winner not in (DRAW, student)
+    if not lost:
+        return None
+    return _game_failure(title, moves, "lost game", RESULT[winner],
+                         "the game ends " + RESULT[winner]
+                         + _cause(client, moves, reverse, student), position)
+
+
+def every_reply(client: StudentClient, student: int, reverse: bool,
+                examples: int = 1) -> tuple[list[Failure], int]:
+    """Walk every opponent reply on 3x3: the student must never lose to ANY opponent.
+
+    Returns the lost games (at most ``examples`` shown as failures, the rest
+    counted in the first one's text) and the number of games walked.
+    """
+    lost: list[list[Move]] = []
+    failures: list[Failure] = []
+    games = 0
+    stack: list[tuple[Position, list[Move]]] = [(Position.empty(3, reverse=reverse), [])]
+    while stack:
+        position, moves = stack.pop()
+        winner = client.solver.winner(position)
+        if winner is not None:
+            games += 1
+            if winner not in (DRAW, student):
+                lost.append(moves)
+            continue
+        if position.player == student:
+            move, failure = client.move_wrapper(position)
+            if failure is not None:
+                if len(failures) < examples:
+                    failures.append(_game_failure(
+                        _side_title(student, reverse, "against every reply"), moves,
+                        failure.category, failure.received, failure.why, position))
+                games += 1
+                continue
+            stack.append((position.play(move), moves + [move]))
+        else:
+            for move in reversed(position.empty_squares()):
+                stack.append((position.play(move), moves + [move]))
+    for moves in lost[:max(0, examples - len(failures))]:
+        final = _replay(moves, reverse)
+        failures.append(_game_failure(
+            _side_title(student, reverse, "against every reply"), moves, "lost game",
+            RESULT[client.solver.winner(final)],
+            f"{len(lost)} of the {games} games against every possible opponent were lost; "
+            "this is one of them" + _cause(client, moves, reverse, student), final))
+    return failures, games
+
+
+def _side_title(student: int, reverse: bool, what: str) -> str:
+    mode = "reverse" if reverse else "normal"
+    return f"as {STRMAP[student]}, {mode} game, {what}"
+
+
+def _replay(moves: list[Move], reverse: bool) -> Position:
+    position = Position.empty(3, reverse=reverse)
+    for move in moves:
+        position = position.play(move)
+    return position
+
+
+def _cause(client: StudentClient, moves: list[Move], reverse: bool,
+           student: int | None) -> str:
+    """Point at the student's first move that threw the game's value away."""
+    solver = client.solver
+    position = Position.empty(3, reverse=reverse)
+    for move in moves:
+        before, after = solver.value(position), solver.value(position.play(move))
+        mover = position.player
+        worse = after < before if mover == PLAYERX else after > before
+        if worse and student in (None, mover):
+            best = ", ".join(map(str, sorted(solver.best_moves(position))))
+            return (f"; the turning point was {STRMAP[mover]} {move}: before it the game was "
+                    f"{_value_words(before)}, after it {_value_words(after)} (best: {best})")
+        position = position.play(move)
+    return ""
+
+
+def _value_words(value: int) -> str:
+    return {1: "won for X", 0: "a draw", -1: "won for O"}[value]
+
+
+def _game_failure(title: str, moves: list[Move], category: str, received: str, why: str,
+                  position: Position) -> Failure:
+    """A failed game: its moves in order (X first), and the board where it ended."""
+    shown = tuple(f"{'XO'[i % 2]} {move}" for i, move in enumerate(moves))
+    return Failure(category=category, call=f"game: {title}", expected="no loss",
+                   received=received, why=why, board=position.drawing(), moves=shown)

@@ -1,0 +1,449 @@
+"""Reports of a grading run: the text a person reads, Gradescope's results.json, and CSV.
+
+Everything here reads a finished :class:`~grader.results.GradeResult` and returns text or
+plain data; nothing here prints or grades.
+
+Two visibilities:
+
+- ``"full"``: every failed item shows up to ``examples`` failures in the course grader's
+  style (a call to paste, what was expected, what came back), the board, why the answer is
+  wrong and, for lost games, the moves.
+- ``"categories"`` (before the deadline): failed items show only how many failures of each
+  category they had, so the hidden positions stay hidden. Scores are still shown.
+
+>>> from grader.results import GradeResult, ItemResult
+>>> result = GradeResult("s.py", "s", seed=1, items=(ItemResult("scores", 20.0, 20, 20),))
+>>> print(text_report(result).splitlines()[2])
+Score: 20 / 20
+>>> gradescope_results(result)["tests"][0]["status"]
+'passed'
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from grader.results import Failure, GradeResult, ItemResult
+
+VISIBILITIES = ("full", "categories")
+
+# Gradescope's own words for who may see a test (autograder specifications).
+GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")
+
+CSV_FIXED = ["student_id", "score", "max_score"]
+CSV_TRAILING = ["status", "cpu_seconds", "wall_seconds"]
+
+_HIDDEN_NOTE = "(the failing positions are shown after the deadline)"
+_LOAD_OUTPUT_LIMIT = 2000   # characters of what the submission printed on import
+
+
+# ---------------------------------------------------------------- small pieces
+
+
+def _check_options(visibility: str, examples: int = 0) -> None:
+    if visibility not in VISIBILITIES:
+        raise ValueError(f"visibility must be one of {VISIBILITIES}, not {visibility!r}")
+    if examples < 0:
+        raise ValueError(f"examples must be 0 or more, not {examples}")
+
+
+def _num(value: float) -> str:
+    """A total for people: 87.5, 100, 66.67."""
+    return f"{round(value, 2):g}"
+
+
+def _pts(value: float) -> str:
+    """Points in the course grader's style: 25.0, 2.5, 0.33."""
+    value = round(value, 2)
+    return f"{value:.1f}" if round(value, 1) == value else f"{value:.2f}"
+
+
+def _indent(text: str, spaces: int) -> list[str]:
+    pad = " " * spaces
+    return [pad + line if line else line for line in text.splitlines()]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+
+
+def _score(result: GradeResult) -> float:
+    # A submission that could not be run earns nothing, whatever the items say.
+    return 0.0 if result.load_error is not None else result.score
+
+
+def _item_score(result: GradeResult, item: ItemResult) -> float:
+    return 0.0 if result.load_error is not None else item.score
+
+
+def _item_passed(result: GradeResult, item: ItemResult) -> bool:
+    # Stricter than ItemResult.status: an item that checked nothing has not passed.
+    return (result.load_error is None and item.error is None
+            and item.total > 0 and item.passed == item.total)
+
+
+def category_counts(failures: Iterable[Failure]) -> dict[str, int]:
+    """How many failures of each category, in first-seen order.
+
+    >>> f = Failure("wrong score", "mm_move(...)", "score 0", "(1, (0, 0))")
+    >>> category_counts([f, f])
+    {'wrong score': 2}
+    """
+    counts: dict[str, int] = {}
+    for failure in failures:
+        counts[failure.category] = counts.get(failure.category, 0) + 1
+    return counts
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{count} {category}" for category, count in counts.items())
+
+
+def failure_line(failure: Failure) -> str:
+    """The course grader's line: a call to paste, then what was expected and received.
+
+    >>> failure_line(Failure("wrong score", "mm_move(b, PLAYERX)", "score 0", "(1, (2, 2))"))
+    'mm_move(b, PLAYERX) expected score 0 but received (1, (2, 2))'
+    """
+    if failure.expected:
+        return f"{failure.call} expected {failure.expected} but received {failure.received}"
+    return f"{failure.call} received {failure.received}"
+
+
+def _failure_block(failure: Failure) -> list[str]:
+    # The call starts at column 0 so that it pastes into a Python prompt as it is.
+    lines = [failure_line(failure)]
+    if failure.board:
+        lines += _indent(failure.board, 4)
+    if failure.why:
+        why = failure.why.splitlines() or [""]
+        lines.append(f"  why: {why[0]}")
+        lines += _indent("\n".join(why[1:]), 7)
+    if failure.moves:
+        moves = ", ".join(f"{number}. {move}" for number, move in enumerate(failure.moves, 1))
+        lines.append(f"  moves: {moves}")
+    return lines
+
+
+# ---------------------------------------------------------------- text
+
+
+def _summary_line(result: GradeResult, item: ItemResult) -> str:
+    """One line per item: ``[ok] ...`` or a course-style deduction ``[-5.0 pts] ...``."""
+    score = _item_score(result, item)
+    if _item_passed(result, item):
+        return f"[ok] {item.name} ({_pts(score)} / {_pts(item.max_score)})"
+    lost = f"[-{_pts(item.max_score - score)} pts] {item.name}"
+    if result.load_error is not None:
+        return f"{lost}: not run"
+    if item.error is not None:
+        return f"{lost}: not checked, the grader failed on this item"
+    if item.total == 0:
+        return f"{lost}: nothing was checked"
+    return f"{lost}: {item.total - item.passed} of {item.total} checks failed"
+
+
+def item_report(result: GradeResult, item: ItemResult,
+                visibility: str = "full", examples: int = 3) -> str:
+    """One rubric item's part of the report (also a Gradescope test's output).
+
+    >>> item = ItemResult("board untouched", 5.0, passed=8, total=8)
+    >>> print(item_report(GradeResult("s.py", "s", 1, items=(item,)), item))
+    [ok] board untouched (5.0 / 5.0)
+    """
+    _check_options(visibility, examples)
+    return "\n".join([_summary_line(result, item)] + _item_body(result, item, visibility, examples))
+
+
+def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples: int) -> list[str]:
+    lines: list[str] = []
+    if result.load_error is not None:
+        lines.append(f"Your submission could not be run: {result.load_error}")
+        return lines
+    if item.error is not None:
+        lines.append("The grader itself failed on this item; this is not your fault, "
+                     "and the instructor should report it.")
+        lines.append(f"  grader error: {item.error}")
+    failures = item.failures
+    if visibility == "categories":
+        if failures:
+            lines.append(f"{item.name}: {_counts_text(category_counts(failures))}")
+            lines.append(_HIDDEN_NOTE)
+        # Notes may name positions too, so they wait for the deadline as well.
+        return lines
+    for failure in failures[:examples]:
+        lines.append("")
+        lines += _failure_block(failure)
+    rest = failures[examples:]
+    if rest:
+        lines.append("")
+        lines.append(f"... and {len(rest)} more like this: {_counts_text(category_counts(rest))}")
+    for note in item.notes:
+        lines.append(f"note: {note}")
+    return lines
+
+
+def _header(result: GradeResult) -> list[str]:
+    lines = [
+        f"Submission: {result.submission}",
+        f"Student: {result.student_id}",
+        f"Score: {_num(_score(result))} / {_num(result.max_score)}",
+    ]
+    if result.grader_error is not None:
+        lines += [
+            "",
+            "GRADER ERROR: the grader itself failed, so this report may be incomplete. "
+            "This is not the student's fault; instructor, please report it with this output.",
+            f"  {result.grader_error}",
+        ]
+    if result.load_error is not None:
+        kind = f" ({result.load_kind})" if result.load_kind else ""
+        lines += ["", f"Your submission could not be run{kind}, so nothing was graded (score 0).",
+                  result.load_error]
+        if result.load_output:
+            output = result.load_output
+            if len(output) > _LOAD_OUTPUT_LIMIT:
+                output = output[:_LOAD_OUTPUT_LIMIT] + "\n[... cut]"
+            lines.append("What it printed when imported:")
+            lines += _indent(output, 4)
+    return lines
+
+
+def _footer(result: GradeResult, visibility: str) -> list[str]:
+    counts = ", ".join([
+        _plural(result.calls, "call"),
+        _plural(result.timeouts, "timeout"),
+        _plural(result.restarts, "restart"),
+    ])
+    isolation = ", ".join(result.isolation) if result.isolation else "none recorded"
+    lines = [
+        f"student code: {result.student_cpu_seconds:.2f} s CPU, "
+        f"{result.wall_seconds:.2f} s wall, {counts}",
+        f"isolation: {isolation}",
+    ]
+    if visibility == "full":
+        lines.append(f"seed: {result.seed}")
+    return lines
+
+
+def _overview(result: GradeResult) -> list[str]:
+    """The header, then one line per rubric item."""
+    lines = _header(result)
+    if result.items:
+        lines.append("")
+        lines += [_summary_line(result, item) for item in result.items]
+    return lines
+
+
+def _summary(result: GradeResult, visibility: str) -> str:
+    """Overview and footer: the part of the report that is about the whole run."""
+    return "\n".join(_overview(result) + [""] + _footer(result, visibility))
+
+
+def text_report(result: GradeResult, visibility: str = "full", examples: int = 3) -> str:
+    """The report the instructor's terminal and the student read.
+
+    Header and score, one line per rubric item (``[ok]`` or ``[-x pts]``), then each failed
+    item in detail (see :func:`item_report`), then what the student's code cost.
+
+    >>> from grader.results import GradeResult, ItemResult
+    >>> r = GradeResult("s.py", "s", 1, items=(ItemResult("scores", 20.0, 3, 4),))
+    >>> "[-5.0 pts] scores: 1 of 4 checks failed" in text_report(r)
+    True
+    """
+    _check_options(visibility, examples)
+    lines = _overview(result)
+    if result.load_error is None:
+        for item in result.items:
+            has_notes = bool(item.notes) and visibility == "full"
+            if has_notes or not _item_passed(result, item):
+                title = f"--- {item.name} ({_pts(item.score)} / {_pts(item.max_score)}) "
+                lines += ["", title + "-" * max(3, 70 - len(title))]
+                lines += _item_body(result, item, visibility, examples)
+    lines.append("")
+    lines += _footer(result, visibility)
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------- Gradescope
+
+
+def _json_safe(value: Any) -> Any:
+    """``value`` with tuples as lists and NaN/infinity as None (JSON has neither)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {str(key): _json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(item) for item in value]
+    return value
+
+
+def _extra_data(result: GradeResult, visibility: str) -> dict[str, Any]:
+    data = result.to_json()
+    data["score"] = _score(result)
+    data["visibility"] = visibility
+    for item, item_data in zip(result.items, data["items"]):
+        item_data["score"] = _item_score(result, item)
+        item_data["status"] = "passed" if _item_passed(result, item) else "failed"
+        item_data["categories"] = category_counts(item.failures)
+        if visibility == "categories":
+            # extra_data is stored with the submission; keep the positions out of it too.
+            item_data["failures"] = [{"category": f.category} for f in item.failures]
+            item_data["notes"] = []
+    return _json_safe(data)
+
+
+def gradescope_results(result: GradeResult, visibility: str = "full",
+                       examples: int = 3) -> dict[str, Any]:
+    """Gradescope's results.json for one run, as a dict ready for :func:`write_json_atomic`.
+
+    One test per rubric item. Every test is ``"visible"`` (shown to the student at once):
+    with ``visibility="categories"`` the tests and scores stay visible and only their output
+    is reduced to counts per category. (Gradescope's ``"after_due_date"`` would hide the
+    whole test, and the student's total score with it.) stdout is ``"hidden"``: it may hold
+    what the submission printed. All outputs are plain text (``output_format: "text"``).
+
+    >>> from grader.results import GradeResult, ItemResult
+    >>> r = GradeResult("s.py", "s", 1, items=(ItemResult("scores", 20.0, 3, 4),))
+    >>> data = gradescope_results(r)
+    >>> data["score"], data["tests"][0]["status"], data["tests"][0]["max_score"]
+    (15.0, 'failed', 20.0)
+    """
+    _check_options(visibility, examples)
+    tests = []
+    for item in result.items:
+        tests.append({
+            "name": item.name,
+            "score": _item_score(result, item),
+            "max_score": item.max_score,
+            "status": "passed" if _item_passed(result, item) else "failed",
+            "output": item_report(result, item, visibility, examples),
+            "output_format": "text",
+            "visibility": "visible",
+            "extra_data": {"passed": item.passed, "total": item.total,
+                           "categories": category_counts(item.failures)},
+        })
+    wall = round(result.wall_seconds, 2) if math.isfinite(result.wall_seconds) else 0.0
+    return {
+        # The sum of the tests, so that Gradescope's total and the tests agree.
+        "score": round(sum(test["score"] for test in tests), 2),
+        "execution_time": wall,
+        "output": _summary(result, visibility),
+        "output_format": "text",
+        "test_output_format": "text",
+        "stdout_visibility": "hidden",
+        "tests": _json_safe(tests),
+        "extra_data": _extra_data(result, visibility),
+    }
+
+
+# ---------------------------------------------------------------- files
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile(
+        "w", encoding="utf-8", newline="", dir=path.parent,
+        prefix=f".{path.name}.", suffix=".tmp", delete=False)
+    try:
+        with handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, path)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    """Write ``data`` as JSON to ``path`` so that a reader never sees half a file.
+
+    Parent folders are created. NaN and infinity are refused (ValueError): JSON has neither.
+
+    >>> import json, tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> write_json_atomic(folder / "results" / "results.json", {"score": 1.0})
+    >>> json.loads((folder / "results" / "results.json").read_text())
+    {'score': 1.0}
+    """
+    _write_text_atomic(Path(path), json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+# ---------------------------------------------------------------- CSV
+
+
+def csv_header(item_names: list[str]) -> list[str]:
+    """The CSV columns: the fixed ones, one per rubric item, then status and times.
+
+    >>> csv_header(["scores", "moves"])
+    ['student_id', 'score', 'max_score', 'scores', 'moves', 'status', 'cpu_seconds', 'wall_seconds']
+    """
+    for name in item_names:
+        _check_column(name)
+    return CSV_FIXED + list(item_names) + CSV_TRAILING
+
+
+def _check_column(item_name: str) -> None:
+    if item_name in CSV_FIXED or item_name in CSV_TRAILING:
+        raise ValueError(f"a rubric item cannot be called {item_name!r}: that is a CSV column")
+
+
+def _status(result: GradeResult) -> str:
+    if result.grader_error is not None:
+        return "grader error"
+    if result.load_error is not None:
+        return f"not run: {result.load_kind or 'error'}"
+    return "graded"
+
+
+def csv_row(result: GradeResult) -> dict[str, str | float]:
+    """One CSV row: the scores of the run and of each item, its status and its times.
+
+    >>> from grader.results import GradeResult, ItemResult
+    >>> row = csv_row(GradeResult("s.py", "s", 1, items=(ItemResult("scores", 20.0, 3, 4),)))
+    >>> row["score"], row["scores"], row["status"]
+    (15.0, 15.0, 'graded')
+    """
+    row: dict[str, str | float] = {
+        "student_id": result.student_id,
+        "score": _score(result),
+        "max_score": result.max_score,
+    }
+    for item in result.items:
+        _check_column(item.name)
+        row[item.name] = _item_score(result, item)
+    row["status"] = _status(result)
+    row["cpu_seconds"] = round(result.student_cpu_seconds, 3)
+    row["wall_seconds"] = round(result.wall_seconds, 3)
+    return row
+
+
+def write_csv(path: Path, results: Iterable[GradeResult]) -> None:
+    """Write one row per result to ``path`` (atomically); item columns in first-seen order.
+
+    A result without some item leaves that cell empty.
+    """
+    results = list(results)
+    names: list[str] = []
+    for result in results:
+        for item in result.items:
+            if item.name not in names:
+                names.append(item.name)
+    rows = [csv_row(result) for result in results]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=csv_header(names), restval="")
+    writer.writeheader()
+    writer.writerows(rows)
+    _write_text_atomic(Path(path), buffer.getvalue())

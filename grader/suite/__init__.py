@@ -1,0 +1,1 @@
+"""The hidden suite: pytest tests, one per rubric item, run by ``grader.engine``."""

@@ -1,0 +1,138 @@
+"""Verdicts on single answers, the hidden positions, and the time policy."""
+
+import pytest
+
+from grader.checks import BadAnswer, judge_answer, judge_move, read_answer
+from grader.position import Position
+from grader.positions import hidden_positions, seed_for
+from grader.solver import Solver
+from grader.timing import _CALIBRATION_GRID, _CALIBRATION_NODES, TimePolicy, calibrate
+from provided import EMPTY, PLAYERO, PLAYERX
+
+X, O, _ = PLAYERX, PLAYERO, EMPTY
+SOLVER = Solver()
+# X to move wins at (0, 2); O threatens nothing.
+WIN_NOW = Position.from_grid([[X, X, _], [O, O, _], [_, _, _]], PLAYERX)
+
+
+def test_an_optimal_answer_passes_every_aspect():
+    verdict = judge_answer(SOLVER, WIN_NOW, (1, (0, 2)))
+    assert verdict.failures == {}
+
+
+def test_any_optimal_move_is_accepted():
+    empty = Position.empty(3)
+    for move in empty.empty_squares():  # every first move draws
+        assert judge_answer(SOLVER, empty, (0, move)).ok("move")
+
+
+def test_a_wrong_score_says_what_was_expected_and_why():
+    failure = judge_answer(SOLVER, WIN_NOW, (0, (0, 2))).failures["score"]
+    assert failure.category == "wrong score"
+    assert failure.expected == "score 1"
+    assert failure.received == "(0, (0, 2))"
+    assert failure.call == ("mm_move(TTTBoard(3, False, [[PLAYERX, PLAYERX, EMPTY], "
+                            "[PLAYERO, PLAYERO, EMPTY], [EMPTY, EMPTY, EMPTY]]), PLAYERX)")
+    assert "X (0, 2)" in failure.why and "X wins" in failure.why
+    assert "0   X | X |" in failure.board
+
+
+def test_a_losing_move_is_refuted_by_a_line_of_best_play():
+    failure = judge_answer(SOLVER, WIN_NOW, (1, (2, 2))).failures["move"]
+    assert failure.category == "losing move"
+    assert failure.why.startswith("after X (2, 2), O (1, 2)")
+    assert "O wins, but best play gives X wins" in failure.why
+    assert failure.expected == "the move (0, 2)"
+
+
+def test_finished_boards_want_no_move():
+    won = Position.from_grid([[X, X, X], [O, O, _], [_, _, _]], PLAYERO)
+    assert judge_answer(SOLVER, won, (1, (-1, -1))).failures == {}
+    failures = judge_answer(SOLVER, won, (1, (2, 2))).failures
+    assert set(failures) == {"move"} and "return (-1, -1)" in failures["move"].why
+    reverse = Position.from_grid([[X, X, X], [O, O, _], [_, _, _]], PLAYERO, reverse=True)
+    assert judge_answer(SOLVER, reverse, (-1, (-1, -1))).failures == {}
+
+
+def test_giving_up_when_every_move_loses_is_a_failure():
+    # O to move, X threatens two lines: O loses whatever it does, but must move.
+    lost = Position.from_grid([[X, X, _], [X, O, _], [_, _, O]], PLAYERO)
+    failure = judge_answer(SOLVER, lost, (1, (-1, -1))).failures["move"]
+    assert failure.category == "no move" and "even when every move loses" in failure.why
+
+
+@pytest.mark.parametrize("move, words", [((0, 0), "is taken"), ((3, 1), "not on the 3x3 board")])
+def test_illegal_moves_say_why(move, words):
+    failure = judge_answer(SOLVER, WIN_NOW, (1, move)).failures["move"]
+    assert failure.category == "illegal move" and words in failure.why
+
+
+def test_near_misses_are_accepted_with_a_note():
+    verdict = judge_answer(SOLVER, WIN_NOW, [1.0, [0, 2]])
+    assert verdict.failures == {}
+    assert "a list was accepted where a tuple was expected" in verdict.notes
+    assert "the float 1.0 was accepted where an int was expected" in verdict.notes
+
+
+@pytest.mark.parametrize("answer, words", [
+    ((True, (0, 2)), "is a bool"),
+    ((1, (0, 2), 3), "should be a pair"),
+    (None, "should be a pair"),
+    ((1, (0.5, 2)), "the row 0.5 is a float"),
+    ((1, "0,2"), "the move should be a pair"),
+])
+def test_malformed_answers_fail_both_aspects(answer, words):
+    with pytest.raises(BadAnswer, match=words):
+        read_answer(answer)
+    verdict = judge_answer(SOLVER, WIN_NOW, answer)
+    assert verdict.failures["score"].category == "bad answer"
+    assert not verdict.ok("move")
+
+
+def test_move_wrapper_answers_must_be_legal():
+    assert judge_move(SOLVER, WIN_NOW, (0, 2)) == ((0, 2), "")
+    assert judge_move(SOLVER, WIN_NOW, (0, 0))[0] is None
+    assert judge_move(SOLVER, WIN_NOW, (True, 2))[0] is None
+
+
+def test_hidden_positions_are_reproducible_and_differ_between_students():
+    alice = hidden_positions(seed_for("secret", "alice"))
+    assert alice == hidden_positions(seed_for("secret", "alice"))
+    assert set(alice.normal) != set(hidden_positions(seed_for("secret", "bob")).normal)
+    assert set(alice.normal) != set(hidden_positions(seed_for("other secret", "alice")).normal)
+
+
+def test_hidden_positions_cover_every_family():
+    hidden = hidden_positions(seed_for("secret", "carol"))
+    plies = {p.ply for p in hidden.normal}
+    assert plies == set(range(9))
+    assert {p.player for p in hidden.normal} == {PLAYERX, PLAYERO}
+    kinds = {(p.reverse, SOLVER.winner(p)) for p in hidden.finished if p.dim == 3}
+    assert {(False, PLAYERX), (False, PLAYERO), (True, PLAYERX), (True, PLAYERO)} <= kinds
+    assert {p.dim for p in hidden.finished} == {1, 2, 3, 4}
+    assert all(SOLVER.winner(p) is not None for p in hidden.finished)
+    twos = [p for p in hidden.other_sizes if p.dim == 2]
+    assert len(twos) == 17  # every 2x2 position still in play
+    fours = [p for p in hidden.other_sizes if p.dim == 4]
+    assert fours and all(5 <= p.cells.count(EMPTY) <= 7 for p in fours)
+    assert Position.empty(1) in hidden.other_sizes
+    assert all(p.reverse for p in hidden.reverse) and {p.dim for p in hidden.reverse} == {1, 2, 3}
+    # win-now and must-block positions are there
+    assert any(SOLVER.winner(p.play(m)) == p.player
+               for p in hidden.normal for m in p.empty_squares())
+
+
+def test_exhaustive_takes_every_reachable_3x3_position():
+    hidden = hidden_positions(1, exhaustive=True)
+    in_play = [p for p in hidden.normal]
+    assert len(in_play) == 5478 - 958
+    assert len([p for p in hidden.finished if p.dim == 3]) == 2 * 958
+
+
+def test_time_limits_scale_with_the_plain_search():
+    policy = TimePolicy(factor=10, floor=1.0)
+    assert policy.limit(549_946, 2e-6) == pytest.approx(10 * 549_946 * 2e-6)
+    assert policy.limit(100, 2e-6) == 1.0
+    assert SOLVER.tree_size(Position.from_grid(_CALIBRATION_GRID, PLAYERO)) == _CALIBRATION_NODES
+    per_node = calibrate(repeats=1)
+    assert 1e-8 < per_node < 1e-4
