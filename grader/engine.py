@@ -111,9 +111,10 @@ class GradingPlugin:
     """The pytest plugin that connects the hidden suite to one submission."""
 
     def __init__(self, client: StudentClient, hidden: HiddenPositions, seed: int) -> None:
-        self.client = client
-        self.hidden = hidden
-        self.seed = seed
+        # Underscored: the fixtures below take the plain names.
+        self._client = client
+        self._hidden = hidden
+        self._seed = seed
         self.records: dict[str, Recorder] = {}
         self.order: list[str] = []
         self.item_names: dict[str, str] = {}   # test node id -> rubric item
@@ -142,19 +143,19 @@ class GradingPlugin:
 
     @pytest.fixture(scope="session")
     def student(self) -> StudentClient:
-        return self.client
+        return self._client
 
     @pytest.fixture(scope="session")
     def hidden(self) -> HiddenPositions:
-        return self.hidden
+        return self._hidden
 
     @pytest.fixture(scope="session")
     def solver(self) -> Solver:
-        return self.client.solver
+        return self._client.solver
 
     @pytest.fixture(scope="session")
     def seed(self) -> int:
-        return self.seed
+        return self._seed
 
     @pytest.fixture
     def record(self, request: pytest.FixtureRequest) -> Iterator[Recorder]:
@@ -219,8 +220,8 @@ def _run_pytest(plugin: GradingPlugin, options: GradeOptions, budget: float) -> 
     args = [str(SUITE), *map(str, options.checks),
             "-c", str(SUITE / "pytest.ini"), "--rootdir", str(SUITE),
             "--import-mode=importlib", "-p", "no:cacheprovider", "-p", "no:terminal",
-            "-p", "no:stepwise", "-p", "pytest_timeout", f"--timeout={backstop}",
-            "-W", "ignore::pytest.PytestAssertRewriteWarning", "-q"]
+            "-p", "no:stepwise", f"--timeout={backstop}",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     return pytest.main(args, plugins=[plugin])
 
 
