@@ -45,7 +45,7 @@ class StudentClient:
         self.stats = CallStats()
         self.verdicts: dict[Position, Verdict] = {}          # mm_move, by position
         self.wrapper_answers: dict[Position, tuple[Move | None, Failure | None]] = {}
-        self.time_checks: list[Failure | None] = []          # one per call made, in order
+        self.time_checks: list[Failure | None] = []          # one per answer or timeout
 
     def limit(self, position: Position) -> float:
         """The CPU seconds a call on ``position`` may take."""
@@ -88,7 +88,9 @@ class StudentClient:
                 "finished boards.")
             self.time_checks.append(failure)
             return None, failure
-        self.time_checks.append(None)
+        if reply.status == "ok":
+            # Only answers count as "in time": raising an exception quickly is no merit.
+            self.time_checks.append(None)
         if reply.status == "error":
             return None, failed_call(position, function, "exception", "an answer",
                                      _first_line(reply.error), reply.error)
@@ -127,5 +129,6 @@ class StudentClient:
 
 
 def _first_line(text: str) -> str:
-    lines = [line for line in text.strip().splitlines() if line.strip()]
-    return lines[-1] if lines else "an exception"
+    """The exception's own line ("ValueError: ..."), which comes before its traceback."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else "an exception"

@@ -129,7 +129,7 @@ def test_results_json_has_gradescopes_shape_and_our_details(graded):
 
 
 @pytest.mark.parametrize("make, words", [
-    (lambda tmp: tmp / "missing.py", "does not exist"),
+    (lambda tmp: tmp / "missing.py", "there is no file"),
     (lambda tmp: tmp, "folder"),
     (lambda tmp: _write(tmp / "empty.py", b""), "empty"),
     (lambda tmp: _write(tmp / "binary.py", b"\x00\x01\x02"), "binary"),
