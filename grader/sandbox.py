@@ -1,0 +1,1129 @@
+"""The student's process: start it, limit it, talk to it, kill it, restart it.
+
+The grader never imports student code. A :class:`Sandbox` runs :mod:`grader.worker` in a
+child process that imports the submission; the parent sends positions and gets back only
+answers, over a private pipe, as JSON, each echoing a fresh random token. One bad call
+(exception, timeout, crash, garbage) costs that call: the worker is restarted before the next.
+
+>>> from grader.position import Position
+>>> with Sandbox(Path("tests/submissions/sandbox/legacy.py")) as box:  # doctest: +SKIP
+...     box.call("mm_move", Position.empty(2), cpu_limit=1.0)
+Reply(status='ok', answer=(1, (0, 0)), cpu_seconds=0.0004, board_after=(1, 1, 1, 1), ...)
+
+Layers, each one on whenever this machine allows it (``Sandbox.isolation`` says which were):
+
+- a separate process in its own session and process group, stdin from /dev/null, a scrubbed
+  environment, ``python -I -S``, a private working directory holding only a copy of the file;
+- rlimits set by the worker before the submission is read: address space, file size, open
+  files, processes, no core dumps; as root, the worker also becomes uid/gid 65534;
+- bubblewrap when it is installed and works (``TTT_GRADER_NO_BWRAP=1`` or ``use_bwrap=False``
+  turns it off): only the system, the Python installation, ``provided``, the worker and the
+  shims are visible, read-only; a private /tmp; no network; a pid namespace, so killing its
+  init kills everything the student started, double-forked daemons included.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import json
+import math
+import os
+import py_compile
+import re
+import secrets
+import select
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import tokenize
+import weakref
+from dataclasses import dataclass
+from importlib.util import MAGIC_NUMBER, cache_from_source
+from pathlib import Path
+
+import provided
+from grader.position import Position
+
+__all__ = ["Limits", "Reply", "Opaque", "LoadError", "SandboxError", "Sandbox",
+           "bwrap_available", "read_submission", "python2_fix"]
+
+NOBODY = 65534
+FUNCTIONS = ("mm_move", "move_wrapper")
+LOAD_ERROR_KINDS = ("missing", "not_a_file", "too_large", "empty", "binary", "encoding",
+                    "syntax", "python2", "import_error", "exit", "timeout", "no_function")
+
+_GRADER = Path(__file__).resolve().parent
+_WORKER = _GRADER / "worker.py"
+_SHIMS = _GRADER / "shims"
+_BOX = "/box"                    # the private directory, as seen inside bubblewrap
+_MAX_SOURCE = 4 << 20            # bytes; a bigger "submission" is not source code
+_MAX_ANSWER = 1 << 20            # bytes of one answer line; the worker's encoding stays far below
+_MAX_ERROR = 8000                # characters of an error text kept
+_BOOTSTRAP = ("import sys; sys.path[0:0] = [sys.argv[1]]; import worker; "
+              "worker.main(sys.argv[2])")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-sandbox limits.
+
+    The wall-clock backstop of a call is ``cpu_limit * wall_factor + wall_slack``.
+
+    >>> Limits().wall(2.0)
+    7.0
+    """
+
+    memory_bytes: int = 1 << 30     # address space (RLIMIT_AS)
+    output_bytes: int = 64 * 1024   # stdout+stderr kept per call and at load; the rest is counted
+    load_seconds: float = 10.0      # wall time to import the submission
+    wall_factor: float = 3.0
+    wall_slack: float = 1.0
+    file_bytes: int = 16 << 20      # largest file the student may write (RLIMIT_FSIZE)
+    open_files: int = 64            # RLIMIT_NOFILE
+    processes: int = 64             # RLIMIT_NPROC; threads count; root ignores it, nobody doesn't
+    tmp_bytes: int = 64 << 20       # size of the private /tmp under bubblewrap
+
+    def wall(self, cpu_limit: float) -> float:
+        return cpu_limit * self.wall_factor + self.wall_slack
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A returned value that is not an exact tuple/list/int/bool/float/None/str.
+
+    ``base`` is the built-in value inside a subclass (a namedtuple's tuple), else None.
+
+    >>> Opaque("Move", "Move(row=1, col=2)", (1, 2)) == (1, 2)
+    False
+    """
+
+    type_name: str
+    repr: str
+    base: object = None
+
+    def __str__(self) -> str:
+        return f"{self.repr} (a {self.type_name})"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What one call produced.
+
+    ``status`` is "ok" (``answer`` holds the decoded value), "error" (the function raised;
+    ``error`` says what and where), "timeout" or "crash" (the worker died or sent garbage;
+    it is restarted before the next call).
+    """
+
+    status: str
+    answer: object
+    cpu_seconds: float
+    board_after: tuple[int, ...] | None
+    output: str
+    error: str
+
+
+class LoadError(Exception):
+    """The submission could not be loaded; ``message`` says what to change.
+
+    ``kind`` is one of ``LOAD_ERROR_KINDS``; ``line`` and ``text`` point into the file when
+    that makes sense.
+
+    >>> str(LoadError("empty", "the file is empty"))
+    'the file is empty'
+    """
+
+    def __init__(self, kind: str, message: str, line: int | None = None, text: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.line = line
+        self.text = text
+
+
+class SandboxError(RuntimeError):
+    """The sandbox itself failed (bubblewrap or Python could not start, or it was closed)."""
+
+
+class Sandbox:
+    """One submission's worker process. A context manager; ``close()`` may be called twice.
+
+    >>> box = Sandbox(Path("mm_player.py"), Limits(memory_bytes=512 << 20))
+    >>> box.start()  # doctest: +SKIP
+    >>> box.call("move_wrapper", Position.empty(3), cpu_limit=2.0, trials=1)  # doctest: +SKIP
+    Reply(status='ok', answer=(1, 1), cpu_seconds=0.41, board_after=(1, 1, 1, 1, ...), ...)
+    >>> box.close()
+    """
+
+    def __init__(self, submission: Path, limits: Limits = Limits(), *,
+                 use_bwrap: bool | None = None) -> None:
+        self.submission = Path(submission)
+        self.limits = limits
+        self.use_bwrap = use_bwrap
+        self.isolation: tuple[str, ...] = ()
+        self.restarts = 0
+        self.load_output = ""
+        self.import_calls: tuple[str, ...] = ()   # "play_game"/"run_gui" skipped at import
+        self._resources = _Resources()
+        self._finalizer = weakref.finalize(self, self._resources.release)
+        self._started = False
+        self._closed = False
+        self._bwrap = False
+        self._name = ""
+        self._lines: list[str] = []
+
+    def __enter__(self) -> "Sandbox":
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "running" if self._started else "new"
+        return f"<Sandbox {self.submission} {state}, {self.restarts} restarts>"
+
+    def start(self) -> None:
+        """Start the worker and import the submission. Raises LoadError or SandboxError."""
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if self._started:
+            return
+        try:
+            source, text = read_submission(self.submission)
+            self._lines = text.splitlines()
+            self._bwrap = _want_bwrap(self.use_bwrap)
+            self._name = _safe_name(self.submission.name)
+            self._resources.box = _make_box(self._name, source)
+            self._spawn()
+        except BaseException:
+            self.close()
+            raise
+        self._started = True
+
+    def close(self) -> None:
+        """Kill the worker and everything it started; remove the private directory."""
+        self._closed = True
+        self._resources.release()
+
+    def call(self, function: str, position: Position, cpu_limit: float,
+             trials: int = 1) -> Reply:
+        """Call ``mm_move(board, player)`` or ``move_wrapper(board, player, trials)``.
+
+        The worker builds a fresh ``provided.TTTBoard`` from ``position``. After a timeout
+        or a crash the worker is killed, and restarted before the next call.
+        """
+        if function not in FUNCTIONS:
+            raise ValueError(f"function must be one of {FUNCTIONS}, got {function!r}")
+        if not cpu_limit > 0:
+            raise ValueError(f"cpu_limit must be positive, got {cpu_limit!r}")
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if not self._started:
+            self.start()
+        worker = self._resources.worker
+        if worker is None:
+            try:
+                self._spawn()
+            except (LoadError, SandboxError) as exc:
+                return Reply("crash", None, 0.0, None, "",
+                             f"the worker could not be restarted: {exc}")
+            finally:
+                self.restarts += 1
+            worker = self._resources.worker
+        token = secrets.token_hex(8)
+        wall = self.limits.wall(cpu_limit)
+        worker.output.clear()
+        try:
+            worker.send({"tok": token, "op": "call", "fn": function, "dim": position.dim,
+                         "cells": position.cells, "player": position.player,
+                         "reverse": position.reverse, "trials": trials, "cpu": cpu_limit})
+            message = worker.receive(token, time.monotonic() + wall)
+            reply = self._reply(message, position, worker)
+        except _Late:
+            self._stop_worker()
+            return Reply("timeout", None, float(cpu_limit), None, worker.output.take(),
+                         f"{function} did not answer within {wall:.1f} s (wall clock); "
+                         f"its limit is {cpu_limit:g} s of CPU time")
+        except _Broken as exc:
+            return self._crash(worker, exc)
+        except BaseException:
+            self._stop_worker()  # a KeyboardInterrupt mid-call leaves the protocol unknown
+            raise
+        if reply.status == "timeout":
+            self._stop_worker()
+        return reply
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _spawn(self) -> None:
+        """Start a worker and load the submission into it; raise LoadError on failure."""
+        box = self._resources.box
+        assert box is not None
+        drop = os.geteuid() == 0 and (self._bwrap or _nobody_can_read(box))
+        worker = _Worker.start(box, self._name, self.limits, self._bwrap, drop)
+        self._resources.worker = worker
+        token = secrets.token_hex(8)
+        deadline = time.monotonic() + self.limits.load_seconds
+        try:
+            worker.send({"tok": token, "op": "load"})
+            hello = worker.receive(token, deadline)
+        except (_Late, _Broken) as exc:  # no student code has run yet: our problem
+            status = self._stop_worker(grace=0.5)
+            why = (f"did not start within {self.limits.load_seconds:g} s"
+                   if isinstance(exc, _Late) else f"{status or exc} before it was ready")
+            raise SandboxError(f"the worker {why}: {worker.output.take().strip()}") from None
+        worker.find_init()
+        if not self.isolation:
+            self.isolation = _describe_layers(hello, self._bwrap, self.limits)
+        try:
+            message = worker.receive(token, deadline)
+        except _Late:
+            self._stop_worker()
+            raise LoadError("timeout", f"importing the submission took more than "
+                            f"{self.limits.load_seconds:g} s; the top level of the file "
+                            "should only define functions (does it play a game or run a "
+                            "search when it is imported?)") from None
+        except _Broken as exc:
+            status = self._stop_worker(grace=0.5)
+            output = worker.output.take()
+            raise LoadError("exit", f"the submission stopped Python while it was being "
+                            f"imported ({status or exc}); remove any os._exit() or other "
+                            f"code that ends the program at the top level"
+                            + _tail(output)) from None
+        load_output = worker.output.take()
+        if not self.restarts:
+            self.load_output = load_output
+        if message.get("status") == "loaded":
+            calls = message.get("calls")
+            self.import_calls = tuple(str(c) for c in calls) if type(calls) is list else ()
+            return
+        self._stop_worker()
+        if message.get("status") == "load_error":
+            raise self._load_error(message)
+        raise LoadError("exit", "the worker sent an unexpected answer while importing the "
+                        "submission")
+
+    def _load_error(self, message: dict) -> LoadError:
+        kind = message.get("kind")
+        line = message.get("line") if type(message.get("line")) is int else None
+        text = self._source_line(line) or _string(message.get("text"))
+        detail = _string(message.get("message"))
+        if kind == "syntax":
+            fix = python2_fix(text) if line is not None else None
+            if fix is not None:
+                return LoadError("python2", _python2_message(line, text, fix, self._lines),
+                                 line, text)
+            where = f"line {line}: " if line is not None else ""
+            shown = f"\n    {text}" if text else ""
+            if detail.startswith("TabError"):
+                shown += "\n-> indent with spaces only (4 per level), never with tabs"
+            return LoadError("syntax", f"{where}{detail}{shown}", line, text)
+        if kind == "import_error":
+            hint = _python2_hint(detail, text)
+            if hint and detail.startswith("NameError"):
+                return LoadError("python2", f"line {line}: {text}  -> {hint}\nThis file is "
+                                 "Python 2; the grader runs Python 3.", line, text)
+            hint = hint or _import_hint(detail)
+            where = f"line {line}: {text}\n" if line is not None else ""
+            return LoadError("import_error", f"{where}importing the submission raised "
+                             f"{detail}" + (f"\n-> {hint}" if hint else ""), line, text)
+        if kind == "exit":
+            where = f" at line {line}: {text}" if line is not None else ""
+            return LoadError("exit", f"the submission called sys.exit() (or exit()/quit()) "
+                             f"while being imported{where}; remove that call", line, text)
+        if kind == "no_function":
+            functions = message.get("functions")
+            names = ", ".join(_string(f) for f in functions) if type(functions) is list else ""
+            found = f" (it defines: {names})" if names else " (it defines no functions)"
+            return LoadError("no_function", f"the submission must define a function "
+                             f"mm_move(board, player): {detail}{found}")
+        return LoadError("exit", f"the worker reported an unknown problem: {detail}")
+
+    def _source_line(self, line: int | None) -> str:
+        if line is None or not 0 < line <= len(self._lines):
+            return ""
+        return self._lines[line - 1].strip()
+
+    def _reply(self, message: dict, position: Position, worker: "_Worker") -> Reply:
+        status = message.get("status")
+        if status not in ("ok", "error", "timeout"):
+            raise _Broken("sent an answer of an unknown kind")
+        cpu = message.get("cpu")
+        if type(cpu) not in (int, float) or not 0 <= cpu < math.inf:
+            raise _Broken("sent a bad CPU time")
+        if status == "timeout":
+            return Reply("timeout", None, float(cpu), None, worker.output.take(),
+                         f"used more than {cpu:g} s of CPU time and was stopped")
+        board = message.get("board")
+        size = position.dim * position.dim
+        if type(board) is list and len(board) == size and all(type(v) is int for v in board):
+            board_after: tuple[int, ...] | None = tuple(board)
+        elif board is None:
+            board_after = None
+        else:
+            raise _Broken("sent a bad board")
+        if status == "ok":
+            return Reply("ok", _decode(message.get("answer")), float(cpu), board_after,
+                         worker.output.take(), "")
+        error = _string(message.get("error"))[:_MAX_ERROR]
+        hint = _python2_hint(error.partition("\n")[0], "")
+        if hint:
+            error += f"\nThis looks like Python 2: {hint}"
+        return Reply("error", None, float(cpu), board_after, worker.output.take(), error)
+
+    def _crash(self, worker: "_Worker", broken: _Broken) -> Reply:
+        if self._closed:
+            return Reply("crash", None, 0.0, None, "", "the sandbox was closed during the call")
+        status = self._stop_worker(grace=0.5 if broken.ended else 0.0)
+        output = worker.output.take()
+        return Reply("crash", None, 0.0, None, output,
+                     f"the worker process {status or broken}" + _tail(output))
+
+    def _stop_worker(self, grace: float = 0.0) -> str:
+        """Kill the current worker; describe how it ended if it ended by itself."""
+        worker, self._resources.worker = self._resources.worker, None
+        return worker.stop(grace) if worker is not None else ""
+
+
+# -- submission files ------------------------------------------------------------------------
+
+def read_submission(path: Path) -> tuple[bytes, str]:
+    """Read a submission's bytes and decode them, or raise LoadError. Runs nothing.
+
+    >>> read_submission(Path("/nonexistent/mm.py"))
+    Traceback (most recent call last):
+    ...
+    grader.sandbox.LoadError: there is no file /nonexistent/mm.py
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise LoadError("missing", f"there is no file {path}") from None
+    except OSError as exc:
+        raise LoadError("missing", f"{path} cannot be read: {exc.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        try:
+            inside = sorted(p.name for p in path.glob("*.py"))[:5]
+        except OSError:
+            inside = []
+        hint = f" (it holds {', '.join(inside)})" if inside else ""
+        raise LoadError("not_a_file", f"{path} is a folder, not a Python file: give the path "
+                        f"of the .py file inside it{hint}")
+    if not stat.S_ISREG(info.st_mode):
+        raise LoadError("not_a_file", f"{path} is not a regular file")
+    if info.st_size > _MAX_SOURCE:
+        raise LoadError("too_large", f"{path} is {info.st_size:,} bytes, too large to be "
+                        "the Python source of one assignment")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LoadError("not_a_file", f"{path} cannot be read: {exc.strerror}") from None
+    if not data.strip():
+        raise LoadError("empty", f"{path} is empty: submit the file in which you wrote "
+                        "mm_move")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise LoadError("binary", f"{path} is not a text file (it holds a NUL byte at offset "
+                        f"{nul}): submit the .py source file, not a .pyc, a zip or a "
+                        "document", data.count(b"\n", 0, nul) + 1)
+    try:  # honours a PEP 263 coding line, as Python would
+        encoding, problem = tokenize.detect_encoding(io.BytesIO(data).readline)[0], ""
+    except SyntaxError as exc:  # a bad coding line, or bad bytes in the first two lines
+        encoding, problem = "utf-8", str(exc)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise LoadError("encoding", f"line {line}, column {column}: byte "
+                        f"0x{data[exc.start]:02x} (offset {exc.start}) is not valid "
+                        f"{encoding}; save the file as UTF-8", line) from None
+    if problem:
+        raise LoadError("encoding", f"{path}: {problem}; save the file as UTF-8 and remove "
+                        "the coding line")
+    return data, text.lstrip("\ufeff")
+
+
+def _safe_name(name: str) -> str:
+    """The submission's file name if it is a plain one, else submission.py."""
+    if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\- ]{0,99}", name):
+        return name
+    return "submission.py"
+
+
+def _make_box(name: str, source: bytes) -> Path:
+    """A private directory holding only a copy of the submission (and, unused under
+    bubblewrap, a scratch directory for HOME and TMPDIR)."""
+    box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-"))
+    try:
+        box.chmod(0o755)  # uid 65534 must read it; only the grader may write
+        (box / name).write_bytes(source)
+        (box / name).chmod(0o644)
+        scratch = box / ".tmp"
+        scratch.mkdir(mode=0o700)
+        if os.geteuid() == 0:
+            os.chown(scratch, NOBODY, NOBODY)
+    except BaseException:
+        shutil.rmtree(box, ignore_errors=True)
+        raise
+    return box
+
+
+# -- Python 2 ----------------------------------------------------------------------------------
+
+_PRINT = re.compile(r"^(?P<indent>\s*)print(?![\w(])\s*(?P<rest>.*?)\s*$")
+_EXCEPT = re.compile(r"^(?P<head>\s*except\s+)(?P<types>.+?)\s*,\s*(?P<name>[A-Za-z_]\w*)\s*:")
+_RAISE = re.compile(r"^(?P<indent>\s*)raise\s+(?P<type>[\w.]+)\s*,\s*(?P<args>.+?)\s*$")
+_EXEC = re.compile(r"^(?P<indent>\s*)exec\s+(?![\s(])(?P<code>.+?)(?:\s+in\s+(?P<ns>.+?))?\s*$")
+_BACKTICK = re.compile(r"`([^`]+)`")
+_OCTAL = re.compile(r"(?<![\w.])0([0-7]+)(?![\w.])")
+_LONG = re.compile(r"(?<![\w.])(\d+)[lL](?!\w)")
+_RENAMED = {"xrange": "range", "raw_input": "input", "unicode": "str", "basestring": "str",
+            "long": "int", "unichr": "chr", "file": "open", "intern": "sys.intern"}
+_METHODS = {"iteritems": "items", "itervalues": "values", "iterkeys": "keys",
+            "maxint": "maxsize", "letters": "ascii_letters", "lowercase": "ascii_lowercase",
+            "uppercase": "ascii_uppercase"}
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """Split off a trailing # comment, minding quotes."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:i].rstrip(), "  " + line[i:]
+    return line, ""
+
+
+def python2_fix(line: str) -> str | None:
+    """The Python 3 spelling of a Python 2 line, or None if the line is not Python 2.
+
+    >>> python2_fix('print "hi"')
+    'print("hi")'
+    >>> python2_fix("    print >>sys.stderr, x, y,")
+    '    print(x, y, end=" ", file=sys.stderr)'
+    >>> python2_fix("except ValueError, e:")
+    'except ValueError as e:'
+    >>> python2_fix("print(x)") is None
+    True
+    """
+    code, comment = _split_comment(line.rstrip("\r\n"))
+    match = _PRINT.match(code)
+    if match and match["rest"] and match["rest"][0] not in "=.[,()":
+        rest, extra = match["rest"], []
+        if rest.startswith(">>"):
+            target, _, rest = rest[2:].partition(",")
+            extra.append(f"file={target.strip()}")
+            rest = rest.strip()
+        if rest.endswith(","):
+            rest = rest[:-1].rstrip()
+            extra.insert(0, 'end=" "')
+        args = ", ".join(([rest] if rest else []) + extra)
+        return f"{match['indent']}print({args}){comment}"
+    match = _EXCEPT.match(code)
+    if match and match["types"].count("(") == match["types"].count(")"):
+        return f"{match['head']}{match['types']} as {match['name']}:{code[match.end():]}{comment}"
+    match = _RAISE.match(code)
+    if match:
+        return f"{match['indent']}raise {match['type']}({match['args']}){comment}"
+    match = _EXEC.match(code)
+    if match:
+        ns = f", {match['ns']}" if match["ns"] else ""
+        return f"{match['indent']}exec({match['code']}{ns}){comment}"
+    fixed = _BACKTICK.sub(r"repr(\1)", code).replace("<>", "!=")
+    fixed = _LONG.sub(r"\1", _OCTAL.sub(r"0o\1", fixed))
+    if fixed != code:
+        return fixed + comment
+    return None
+
+
+def _python2_message(line: int, text: str, fix: str, lines: list[str]) -> str:
+    others = [n for n, other in enumerate(lines, 1)
+              if n != line and not other.lstrip().startswith("#") and python2_fix(other)]
+    message = (f"line {line}: {text.strip()}  -> write {fix.strip()}\n"
+               "This file is Python 2; the grader runs Python 3.")
+    if others:
+        shown = ", ".join(map(str, others[:10])) + (", ..." if len(others) > 10 else "")
+        message += f" Lines that look like Python 2 too: {shown}."
+    return message
+
+
+def _python2_hint(error: str, text: str) -> str | None:
+    """Advice for an error that Python 2 habits cause, from its first line.
+
+    >>> _python2_hint("NameError: name 'xrange' is not defined", "for i in xrange(3):")
+    'write for i in range(3):'
+    >>> _python2_hint("AttributeError: 'dict' object has no attribute 'has_key'", "")
+    'write key in d instead of d.has_key(key)'
+    """
+    match = re.match(r"NameError: name '(\w+)' is not defined", error)
+    if match and match[1] in _RENAMED:
+        old, new = match[1], _RENAMED[match[1]]
+        if text:
+            return "write " + re.sub(rf"\b{old}\b", new, text)
+        return f"write {new} instead of {old}"
+    if match and match[1] == "reduce":
+        return "add `from functools import reduce` at the top of the file"
+    match = re.match(r"AttributeError: .* has no attribute '(\w+)'", error)
+    if match and match[1] == "has_key":
+        return "write key in d instead of d.has_key(key)"
+    if match and match[1] in _METHODS:
+        return f"write .{_METHODS[match[1]]} instead of .{match[1]}"
+    return None
+
+
+def _import_hint(detail: str) -> str | None:
+    match = re.match(r"ModuleNotFoundError: No module named '([\w.]+)'", detail)
+    if match:
+        return (f"the module {match[1]} is not available to the grader (a CodeSkulptor "
+                "module or a file that was not submitted?); remove that import")
+    if detail.startswith("EOFError"):
+        return "the grader types nothing: remove input() calls from the top level"
+    return None
+
+
+# -- answers -----------------------------------------------------------------------------------
+
+def _decode(node: object, depth: int = 0) -> object:
+    """Turn the worker's type-tagged JSON into a Python value; raise _Broken on nonsense.
+
+    >>> _decode({"t": "tuple", "v": [{"t": "int", "v": 0}, {"t": "bool", "v": True}]})
+    (0, True)
+    >>> _decode({"t": "other", "type": "Liar", "repr": "<Liar>"})
+    Opaque(type_name='Liar', repr='<Liar>', base=None)
+    """
+    if type(node) is not dict or depth > 20:
+        raise _Broken("sent a malformed answer")
+    kind, value = node.get("t"), node.get("v")
+    if kind == "none":
+        return None
+    if kind == "bool" and type(value) is bool:
+        return value
+    if kind == "int":
+        if type(value) is int:
+            return value
+        if type(node.get("bits")) is int:
+            return Opaque("int", f"<an int of {node['bits']} bits>")
+    if kind == "float" and type(value) is str:
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    if kind == "str" and type(value) is str:
+        if "more" in node:
+            return Opaque("str", f"{value!r}... ({_string(node['more'])} more characters)")
+        return value
+    if kind in ("tuple", "list") and type(value) is list:
+        items = [_decode(item, depth + 1) for item in value]
+        if "more" in node:
+            shown = ", ".join(map(repr, items[:8]))
+            return Opaque(kind, f"[{shown}, ...] ({len(items) + _int(node['more'])} items)")
+        return tuple(items) if kind == "tuple" else items
+    if kind == "other" and type(node.get("type")) is str and type(node.get("repr")) is str:
+        base = _decode(node["base"], depth + 1) if "base" in node else None
+        return Opaque(node["type"], node["repr"], base)
+    if kind == "cut":
+        return Opaque("...", "<the answer is too large to show>")
+    raise _Broken("sent a malformed answer")
+
+
+def _string(value: object) -> str:
+    return value if type(value) is str else ""
+
+
+def _int(value: object) -> int:
+    return value if type(value) is int else 0
+
+
+def _tail(output: str, lines: int = 5) -> str:
+    kept = [line for line in output.strip().splitlines() if line.strip()][-lines:]
+    return ("; its last output:\n" + "\n".join(kept)) if kept else ""
+
+
+# -- the worker process ------------------------------------------------------------------------
+
+class _Late(Exception):
+    """No answer before the deadline."""
+
+
+class _Broken(Exception):
+    """The worker died, closed its pipe, or sent something that is not a valid answer."""
+
+    def __init__(self, reason: str, ended: bool = False) -> None:
+        super().__init__(reason)
+        self.ended = ended  # the answer pipe reached its end: the process is probably exiting
+
+
+class _Capture:
+    """Bounded output: keeps the first ``limit`` bytes, counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.limit - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def clear(self) -> None:
+        self.data.clear()
+        self.dropped = 0
+
+    def take(self) -> str:
+        text = self.data.decode("utf-8", "replace")
+        if self.dropped:
+            text += f"\n[... {self.dropped:,} more bytes of output dropped]"
+        self.clear()
+        return text
+
+
+class _Worker:
+    """One child process and its three pipes: requests in, answers out, output out."""
+
+    def __init__(self, proc: subprocess.Popen, requests: int, answers: int, output: int,
+                 info: int | None, limit: int, tag: bytes) -> None:
+        self.proc = proc
+        self.tag = tag
+        self.requests = requests
+        self.answers = answers
+        self.output_fd: int | None = output
+        self.info = info
+        self.init_pid: int | None = None
+        self.output = _Capture(limit)
+        self.buffer = bytearray()
+        self.poll = select.poll()
+        self.poll.register(answers, select.POLLIN)
+        self.poll.register(output, select.POLLIN)
+        self.stopped = False
+
+    @classmethod
+    def start(cls, box: Path, name: str, limits: Limits, bwrap: bool, drop: bool) -> "_Worker":
+        layout = _layout()
+        req_r, req_w = os.pipe()
+        ans_r, ans_w = os.pipe()
+        out_r, out_w = os.pipe()
+        info_r, info_w = os.pipe() if bwrap else (None, None)
+        inside = _BOX if bwrap else str(box)
+        home = "/tmp" if bwrap else str(box / ".tmp")
+        config = {"req": req_r, "ans": ans_w, "box": inside, "file": name,
+                  "path": list(layout.sys_path), "uid": NOBODY if drop else None,
+                  "gid": NOBODY if drop else None,
+                  "rlimits": {"AS": limits.memory_bytes, "FSIZE": limits.file_bytes,
+                              "NOFILE": limits.open_files, "NPROC": limits.processes,
+                              "CORE": 0}}
+        command = [layout.python, "-I", "-S", "-B", "-c", _BOOTSTRAP, str(_GRADER),
+                   json.dumps(config)]
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": home, "TMPDIR": home, "PYTHONDONTWRITEBYTECODE": "1"}
+        passed = [req_r, ans_w]
+        if bwrap:
+            assert info_w is not None
+            command = _bwrap_command(layout, box, limits, env, info_w) + command
+            passed.append(info_w)
+            env = {"PATH": env["PATH"]}
+        try:
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out_w,
+                                    stderr=out_w, env=env, cwd=box, close_fds=True,
+                                    pass_fds=passed, start_new_session=True)
+        except OSError as exc:
+            for fd in (req_r, req_w, ans_r, ans_w, out_r, out_w, info_r, info_w):
+                if fd is not None:
+                    os.close(fd)
+            raise SandboxError(f"cannot start {command[0]}: {exc}") from None
+        for fd in passed + [out_w]:
+            os.close(fd)
+        for fd in (ans_r, out_r, req_w, info_r):
+            if fd is not None:
+                os.set_blocking(fd, False)
+        return cls(proc, req_w, ans_r, out_r, info_r, limits.output_bytes,
+                   f"HOME={home}".encode())
+
+    def send(self, message: dict) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            try:
+                data = data[os.write(self.requests, data):]
+            except BlockingIOError:  # a big board: wait (briefly) for the worker to read
+                writable = select.poll()
+                writable.register(self.requests, select.POLLOUT)
+                if not writable.poll(1000):
+                    raise _Broken("stopped reading requests") from None
+            except OSError as exc:
+                raise _Broken(f"stopped reading requests ({exc.strerror})",
+                              ended=True) from None
+
+    def receive(self, token: str, deadline: float) -> dict:
+        """The next answer line, which must carry ``token``; drains output meanwhile."""
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
+                try:
+                    message = json.loads(line)
+                except (ValueError, RecursionError):  # RecursionError: "[[[[...]]]]"
+                    raise _Broken("sent garbage instead of an answer") from None
+                if type(message) is not dict or message.get("tok") != token:
+                    raise _Broken("sent an answer to a question it was not asked")
+                self._drain(limit=16)
+                return message
+            if len(self.buffer) > _MAX_ANSWER:
+                raise _Broken("sent an answer that is far too long")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise _Late()
+            try:
+                events = self.poll.poll(min(math.ceil(left * 1000), 100))
+            except InterruptedError:
+                continue
+            if not events and self.proc.poll() is not None:
+                self._read_answers()
+                if b"\n" not in self.buffer:
+                    raise _Broken("ended", ended=True)
+                continue
+            for fd, _ in events:
+                if fd == self.answers:
+                    if not self._read_answers():
+                        raise _Broken("ended", ended=True)
+                elif fd == self.output_fd:
+                    self._drain(limit=1)
+                else:
+                    raise _Broken("was closed")
+
+    def _read_answers(self) -> bool:
+        """Move what the answer pipe holds into the buffer; False at end of file."""
+        try:
+            chunk = os.read(self.answers, 65536)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        self.buffer += chunk
+        return bool(chunk)
+
+    def _drain(self, limit: int) -> None:
+        """Read at most ``limit`` chunks of output: a flood must not starve the answers."""
+        for _ in range(limit):
+            if self.output_fd is None:
+                return
+            try:
+                chunk = os.read(self.output_fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:  # every writer closed it; the worker may still live
+                self.poll.unregister(self.output_fd)
+                os.close(self.output_fd)
+                self.output_fd = None
+                return
+            self.output.add(chunk)
+
+    def find_init(self) -> None:
+        """Learn the pid of bubblewrap's init, whose death empties the pid namespace."""
+        if self.info is None:
+            return
+        try:
+            data = os.read(self.info, 65536).decode()
+            pid = json.JSONDecoder().raw_decode(data.lstrip())[0]["child-pid"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return
+        if type(pid) is int and _parent_of(pid) == self.proc.pid:
+            self.init_pid = pid
+
+    def stop(self, grace: float = 0.0) -> str:
+        """Kill everything; return how the process ended if it ended by itself (waiting
+        up to ``grace`` seconds for that)."""
+        if self.stopped:
+            return ""
+        self.stopped = True
+        ended = ""
+        try:
+            ended = _describe_exit(self.proc.wait(timeout=grace), self.info is not None)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.init_pid is not None:
+            # Killing the namespace's init kills every process in it; bubblewrap reaps it
+            # and exits, so once proc.wait() returns nothing of the student's is left.
+            _kill(self.init_pid, lambda pid: os.kill(pid, signal.SIGKILL))
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.info is None or self.proc.returncode is None:
+            # Without a pid namespace: the process group (it outlives its leader while any
+            # member lives), then whatever left the group but still carries our HOME.
+            _kill(self.proc.pid, lambda pgid: os.killpg(pgid, signal.SIGKILL))
+            if self.info is None:
+                _kill_tagged(self.tag)
+        self.proc.wait()
+        self._drain(limit=16)
+        for fd in (self.requests, self.answers, self.output_fd, self.info):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.output_fd = None
+        return ended
+
+
+def _kill(pid: int, how) -> None:
+    try:
+        how(pid)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _kill_tagged(tag: bytes) -> None:
+    """SIGKILL every process whose environment holds ``tag``: how the fallback finds what
+    escaped the process group (a setsid daemon), unless it also replaced its environment."""
+    needle = b"\0" + tag + b"\0"
+    for _ in range(5):  # a few rounds: one may fork while we look
+        found = False
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as file:
+                    environ = b"\0" + file.read() + b"\0"
+            except OSError:
+                continue
+            if needle in environ and int(entry.name) != os.getpid():
+                _kill(int(entry.name), lambda pid: os.kill(pid, signal.SIGKILL))
+                found = True
+        if not found:
+            return
+
+
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return int(file.read().rpartition(b")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _describe_exit(code: int | None, bwrap: bool) -> str:
+    if code is None:
+        return ""
+    if code < 0 or (bwrap and code > 128):
+        number = -code if code < 0 else code - 128
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        extra = " (out of memory?)" if name == "SIGKILL" else ""
+        return f"was killed by {name}{extra}"
+    return f"exited with status {code}"
+
+
+class _Resources:
+    """What a Sandbox owns outside Python: the worker and the private directory."""
+
+    def __init__(self) -> None:
+        self.worker: _Worker | None = None
+        self.box: Path | None = None
+        self.owner = os.getpid()
+
+    def release(self) -> None:
+        if os.getpid() != self.owner:  # a forked copy of the grader must not kill our worker
+            return
+        worker, self.worker = self.worker, None
+        if worker is not None:
+            worker.stop()
+        box, self.box = self.box, None
+        if box is not None:
+            shutil.rmtree(box, ignore_errors=True)
+
+
+# -- the machine -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Layout:
+    python: str                    # the real interpreter, not a venv or pyenv shim
+    prefixes: tuple[str, ...]      # the Python installation, bound read-only
+    sys_path: tuple[str, ...]      # what the worker puts on sys.path: shims, provided's parent
+    binds: tuple[str, ...]         # files and folders of the project the worker needs
+
+
+@functools.lru_cache(maxsize=None)
+def _layout() -> _Layout:
+    python = os.path.realpath(sys.executable)
+    prefixes = {os.path.realpath(p) for p in (sys.base_prefix, sys.base_exec_prefix)}
+    if not any(python.startswith(p + os.sep) for p in prefixes):
+        prefixes.add(os.path.dirname(python))
+    package = Path(provided.__file__).resolve().parent
+    binds = [str(package), str(_WORKER), str(_SHIMS)]
+    for source in [_WORKER, *_SHIMS.glob("*.py")]:
+        # The worker and the shims are imported at every start: keep them compiled.
+        compiled = cache_from_source(str(source))
+        if not _fresh(source, compiled):
+            try:
+                py_compile.compile(str(source), compiled, doraise=True)
+            except (OSError, py_compile.PyCompileError):
+                continue
+        if source == _WORKER:
+            binds.append(compiled)
+    return _Layout(python, tuple(sorted(prefixes)), (str(_SHIMS), str(package.parent)),
+                   tuple(binds))
+
+
+def _fresh(source: Path, compiled: str) -> bool:
+    """Whether the timestamp-checked .pyc of ``source`` is up to date."""
+    try:
+        info = source.stat()
+        with open(compiled, "rb") as file:
+            header = file.read(16)
+    except OSError:
+        return False
+    return (header[:4] == MAGIC_NUMBER and header[4:8] == bytes(4)
+            and int.from_bytes(header[8:12], "little") == int(info.st_mtime) & 0xFFFFFFFF
+            and int.from_bytes(header[12:16], "little") == info.st_size & 0xFFFFFFFF)
+
+
+def _within(path: str, folders: list[str] | tuple[str, ...]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def _bwrap_command(layout: _Layout, box: Path, limits: Limits, env: dict[str, str],
+                   info_fd: int) -> list[str]:
+    """bubblewrap's arguments: only what the worker needs, read-only, in new namespaces."""
+    root = os.geteuid() == 0
+    command = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session"]
+    if root:  # no user namespace: the worker drops to 65534 itself, a real uid outside too
+        command += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                    "--unshare-cgroup-try", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
+                    "--cap-add", "CAP_SETGID"]
+    else:
+        command += ["--unshare-all"]
+    bound: list[str] = []
+    for folder in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+        if os.path.islink(folder):
+            command += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            command += ["--ro-bind", folder, folder]
+            bound.append(folder)
+    for file in ("/etc/ld.so.cache", "/etc/localtime"):
+        command += ["--ro-bind-try", file, file]
+    extra = [p for p in (*layout.prefixes, *layout.binds) if not _within(p, bound)]
+    parents = sorted({str(parent) for p in extra for parent in Path(p).parents
+                      if str(parent) != "/" and not _within(str(parent), bound)},
+                     key=lambda p: p.count("/"))
+    for parent in parents:  # bubblewrap would make them 0700, closed to uid 65534
+        command += ["--perms", "0755", "--dir", parent]
+    for path in extra:
+        command += ["--ro-bind", path, path]
+    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777",
+                "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
+                "--ro-bind", str(box), _BOX, "--chdir", _BOX, "--clearenv"]
+    for key, value in env.items():
+        command += ["--setenv", key, value]
+    return command + ["--info-fd", str(info_fd), "--"]
+
+
+@functools.lru_cache(maxsize=None)
+def _bwrap_problem() -> str | None:
+    """Why bubblewrap cannot be used here, or None if it can (tried once per process)."""
+    if shutil.which("bwrap") is None:
+        return "bwrap is not installed"
+    layout = _layout()
+    box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-probe-"))
+    try:
+        box.chmod(0o755)
+        read, write = os.pipe()
+        drop = (f"import os; os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY}); "
+                if os.geteuid() == 0 else "")
+        command = _bwrap_command(layout, box, Limits(), {"PATH": "/usr/bin:/bin"}, write)
+        command += [layout.python, "-I", "-S", "-B", "-c", drop + "import json"]
+        try:
+            result = subprocess.run(command, stdin=subprocess.DEVNULL, capture_output=True,
+                                    pass_fds=[write], timeout=20, env={"PATH": "/usr/bin:/bin"})
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"bwrap failed to run: {exc}"
+        finally:
+            os.close(read)
+            os.close(write)
+        if result.returncode != 0:
+            return (f"bwrap failed (status {result.returncode}): "
+                    + result.stderr.decode(errors="replace").strip())
+        return None
+    finally:
+        shutil.rmtree(box, ignore_errors=True)
+
+
+def bwrap_available() -> bool:
+    """Whether bubblewrap is installed and works here; probed once per process.
+
+    >>> isinstance(bwrap_available(), bool)
+    True
+    """
+    return _bwrap_problem() is None
+
+
+def _want_bwrap(use_bwrap: bool | None) -> bool:
+    if use_bwrap is None:
+        if os.environ.get("TTT_GRADER_NO_BWRAP", "") not in ("", "0"):
+            return False
+        return bwrap_available()
+    if use_bwrap and not bwrap_available():
+        raise SandboxError(f"bubblewrap was asked for but cannot be used: {_bwrap_problem()}")
+    return use_bwrap
+
+
+def _nobody_can_read(box: Path) -> bool:
+    """Whether uid 65534 can reach the interpreter, the stdlib, provided, the shims and the
+    box, so the fallback (no bubblewrap) can drop to it without breaking imports."""
+    layout = _layout()
+    return _open_to_others.__wrapped__(box) and all(
+        _open_to_others(Path(p)) for p in (layout.python, *layout.prefixes, *layout.binds))
+
+
+@functools.lru_cache(maxsize=None)
+def _open_to_others(path: Path) -> bool:
+    try:
+        for folder in path.parents:
+            if not folder.stat().st_mode & stat.S_IXOTH:
+                return False
+        return bool(path.stat().st_mode & stat.S_IROTH)
+    except OSError:
+        return False
+
+
+def _describe_layers(hello: dict, bwrap: bool, limits: Limits) -> tuple[str, ...]:
+    """The isolation actually in force, from what the worker reported about itself."""
+    layers = ["separate process", "own session and process group"
+              + ("" if bwrap else " (stragglers found by their environment)"),
+              "scrubbed environment",
+              "python -I -S", "private working directory"]
+    applied = hello.get("rlimits")
+    if type(applied) is list and applied:
+        names = {"AS": f"memory {limits.memory_bytes >> 20} MiB",
+                 "FSIZE": f"files {limits.file_bytes >> 20} MiB",
+                 "NOFILE": f"{limits.open_files} open files",
+                 "NPROC": f"{limits.processes} processes", "CORE": "no core dumps"}
+        layers.append("rlimits (" + ", ".join(names.get(str(a), str(a)) for a in applied)
+                      + ")")
+    uid = hello.get("uid")
+    if uid == NOBODY:
+        layers.append(f"uid {NOBODY}")
+    elif uid == 0:
+        layers.append("uid 0 (root: uid 65534 cannot read the Python installation here)")
+    else:
+        layers.append(f"uid {uid} (the grader's own)")
+    if bwrap:
+        layers.append("bubblewrap: read-only system, no network, private /tmp")
+        layers.append("pid namespace")
+    return tuple(layers)

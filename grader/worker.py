@@ -1,0 +1,434 @@
+"""The worker: runs INSIDE the sandbox, imports one submission and answers calls.
+
+:mod:`grader.sandbox` starts it; nobody else should::
+
+    python -I -S -B -c "import sys; sys.path[0:0] = [sys.argv[1]]; import worker; \
+                        worker.main(sys.argv[2])" GRADER_DIR CONFIG_JSON
+
+Standard library only, and small: it builds a fresh board for each call, calls the student's
+function under a CPU timer and reports raw facts (the answer with exact type tags, the CPU
+time, the board's cells afterwards, the exception). Judging is the parent's job, and the
+parent trusts nothing that comes back. One JSON line per request arrives on a private pipe,
+one JSON line per answer leaves on another, echoing the request's token; the student's
+stdout and stderr go to a separate pipe, so printing can never clog the answers.
+"""
+
+import builtins
+import json
+import os
+import resource
+import signal
+import sys
+
+MAX_REQUEST = 1 << 20   # bytes in one request line
+MAX_NODES = 400         # values encoded per answer; the rest is cut
+MAX_ITEMS = 64          # items of one tuple or list
+MAX_DEPTH = 8           # nesting of tuples and lists
+MAX_TEXT = 300          # characters of a str answer or of a repr
+MAX_MESSAGE = 2000      # characters of an exception message
+TB_FRAMES = 5           # frames of the student's file shown in an error
+SHIM_NAMES = frozenset({"provided", "poc_ttt_provided", "poc_ttt_gui", "codeskulptor",
+                        "simplegui", "worker"})
+
+# Our own references, taken before any student code can replace the module attributes.
+_write = os.write
+_exit = os._exit
+_rusage = resource.getrusage
+_setitimer = signal.setitimer
+_dumps = json.dumps
+_type_name = type.__dict__["__name__"].__get__
+_type_module = type.__dict__["__module__"].__get__
+
+
+def _clock():
+    # Not time.process_time(): while ITIMER_PROF is armed Linux serves that clock at tick
+    # granularity (a fast call reads as 0.0); getrusage() stays precise.
+    usage = _rusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class _State:
+    """What the CPU-limit handler needs; set only while a student call runs."""
+
+    ans_fd = -1
+    token = None
+    limit = 0.0
+
+
+def main(config_text):
+    """Set the process up, then serve requests until the parent closes the pipe."""
+    config = json.loads(config_text)
+    sys.argv[:] = [config["file"]]  # the channel's fd numbers are not the student's business
+    top = min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 1024)
+    req_fd = _hide_fd(config["req"], top)
+    _State.ans_fd = _hide_fd(config["ans"], top)
+    os.closerange(3, top // 2)  # whatever else leaked in (bubblewrap's info pipe, for one)
+    if config.get("uid") is not None:
+        # Root inside bubblewrap (or the fallback when run as root): become nobody for good
+        # before the first line of student code. Clears every capability too.
+        os.setgroups([])
+        os.setgid(config["gid"])
+        os.setuid(config["uid"])
+    limits = _set_rlimits(config["rlimits"])
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long file write fails, not kills
+    signal.signal(signal.SIGPROF, _on_cpu_limit)
+    sys.stdout.reconfigure(errors="backslashreplace")
+    sys.stderr = sys.stdout  # one buffered stream: cheap, and the parent sees prints in order
+    if not hasattr(builtins, "exit"):  # -S skipped site, which defines exit() and quit()
+        builtins.exit = builtins.quit = _quit
+    here = os.path.dirname(os.path.abspath(__file__))  # the grader's folder: not for students
+    sys.path[:] = [p for p in sys.path if p and p != here] + config["path"] + [config["box"]]
+    server = _Server(config, os.fdopen(req_fd, "rb"))
+    server.serve({"status": "ready", "uid": os.getuid(), "rlimits": limits})
+
+
+def _hide_fd(fd, top):
+    """Move a pipe end to a random free descriptor in [top/2, top), closed on exec."""
+    while True:
+        high = top // 2 + int.from_bytes(os.urandom(2), "little") % (top - top // 2)
+        try:
+            os.fstat(high)
+        except OSError:
+            break
+    os.dup2(fd, high, inheritable=False)
+    os.close(fd)
+    return high
+
+
+def _set_rlimits(wanted):
+    applied = []
+    for name, value in wanted.items():
+        which = getattr(resource, "RLIMIT_" + name, None)
+        if which is None:
+            continue
+        try:
+            hard = resource.getrlimit(which)[1]
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+            applied.append(name)
+        except (ValueError, OSError):
+            pass
+    return applied
+
+
+def _quit(code=None):
+    raise SystemExit(code)
+
+
+def _send(message):
+    data = (_dumps(message) + "\n").encode()
+    while data:
+        data = data[_write(_State.ans_fd, data):]
+
+
+def _flush_stdio():
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def _on_cpu_limit(signum, frame):
+    """SIGPROF: the call used its CPU time. Answer "timeout" and die; the parent restarts us.
+
+    Exiting (rather than raising into the student's code) cannot be caught by a bare except.
+    """
+    token = _State.token
+    if token is None:
+        return
+    _flush_stdio()
+    _send({"tok": token, "status": "timeout", "cpu": _State.limit})
+    _exit(0)
+
+
+class _Server:
+    def __init__(self, config, requests):
+        self.requests = requests
+        self.box = config["box"]
+        self.path = os.path.join(self.box, config["file"])
+        self.namespace = {}
+        self.lines = []
+        import provided  # the course module; kept by reference, whatever the student rebinds
+        self.board_class = provided.TTTBoard
+        slot = provided.TTTBoard.__dict__.get("_cells")
+        self.cells_slot = slot if _type_name(type(slot)) == "member_descriptor" else None
+        self.square = provided.TTTBoard.square
+
+    def serve(self, hello):
+        hello_sent = False
+        while True:
+            line = self.requests.readline(MAX_REQUEST)
+            if not line.endswith(b"\n"):
+                _exit(0)  # the parent is gone, or sent nonsense
+            request = json.loads(line)
+            token = request["tok"]
+            if not hello_sent:
+                _send(dict(hello, tok=token))
+                hello_sent = True
+            if request["op"] == "load":
+                answer = self.load()
+            else:
+                answer = self.call(request)
+            _flush_stdio()
+            answer["tok"] = token
+            _send(answer)
+
+    # -- loading -------------------------------------------------------------------------
+
+    def load(self):
+        with open(self.path, "rb") as file:
+            source = file.read()
+        self.lines = source.decode("utf-8", "replace").splitlines()
+        try:
+            code = compile(source, self.path, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            return {"status": "load_error", "kind": "syntax", "line": exc.lineno,
+                    "offset": exc.offset, "text": (exc.text or "").rstrip("\n")[:MAX_TEXT],
+                    "message": "%s: %s" % (_type_name(type(exc)), exc.msg)}
+        except (ValueError, MemoryError, RecursionError) as exc:
+            return {"status": "load_error", "kind": "syntax", "line": None, "text": "",
+                    "message": "%s: %s" % (_type_name(type(exc)), exc)}
+        name = _module_name(os.path.basename(self.path))
+        module = type(sys)(name)
+        module.__file__ = self.path
+        module.__builtins__ = builtins
+        sys.modules[name] = module
+        self.namespace = module.__dict__
+        calls = []
+        restore = _pause_games(calls)
+        try:
+            exec(code, self.namespace)
+        except SystemExit as exc:
+            return dict(self._where(exc), status="load_error", kind="exit",
+                        message="SystemExit: %s" % _text(exc))
+        except BaseException as exc:
+            return dict(self._where(exc), status="load_error", kind="import_error",
+                        message=self.describe(exc))
+        finally:
+            restore()
+        if not callable(self.namespace.get("mm_move")):
+            found = self.namespace.get("mm_move", None)
+            return {"status": "load_error", "kind": "no_function", "line": None, "text": "",
+                    "message": "mm_move is %s" % ("missing" if found is None
+                                                  else "a " + _type_name(type(found))),
+                    "functions": self._functions()}
+        return {"status": "loaded", "calls": calls, "module": name}
+
+    def _functions(self):
+        return [key for key, value in self.namespace.items()
+                if _type_name(type(value)) == "function"][:20]
+
+    def _where(self, exc):
+        """The innermost line of the student's file in exc's traceback."""
+        line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == self.path:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        return {"line": line, "text": self._line(line)}
+
+    def _line(self, number):
+        if number is None or not 0 < number <= len(self.lines):
+            return ""
+        return self.lines[number - 1].strip()[:MAX_TEXT]
+
+    # -- calling -------------------------------------------------------------------------
+
+    def call(self, request):
+        name = request["fn"]
+        function = self.namespace.get(name)
+        if not callable(function):
+            return {"status": "error", "cpu": 0.0, "board": None,
+                    "error": "the submission has no function %s" % name}
+        dim = request["dim"]
+        cells = request["cells"]
+        board = self.board_class(dim, request["reverse"],
+                                 [cells[r * dim:r * dim + dim] for r in range(dim)])
+        args = (board, request["player"])
+        if name == "move_wrapper":
+            args += (request["trials"],)
+        limit = request["cpu"]
+        _State.limit = limit
+        _State.token = request["tok"]
+        _setitimer(signal.ITIMER_PROF, limit)
+        start = _clock()
+        try:
+            result = function(*args)
+            _State.token = None
+            cpu = _clock() - start
+            answer = {"status": "ok", "answer": _Encoder().encode(result, 0)}
+        except BaseException as exc:
+            _State.token = None
+            cpu = _clock() - start
+            answer = {"status": "error", "error": self.describe(exc)}
+        _setitimer(signal.ITIMER_PROF, 0)
+        answer["cpu"] = cpu
+        answer["board"] = self.cells(board, dim)
+        return answer
+
+    def cells(self, board, dim):
+        """The board's cells now, read past any method the student replaced."""
+        try:
+            if self.cells_slot is not None:
+                cells = self.cells_slot.__get__(board)
+            else:
+                cells = [self.square(board, r, c) for r in range(dim) for c in range(dim)]
+            if (_type_name(type(cells)) == "list" and len(cells) == dim * dim
+                    and all(type(v) is int for v in cells)):
+                return cells
+        except BaseException:
+            pass
+        return None
+
+    def describe(self, exc):
+        """'Type: message', then the last few frames of the student's file, Python-style."""
+        lines = ["%s: %s" % (_type_name(type(exc)), _text(exc))]
+        frames = []
+        innermost = None
+        tb = exc.__traceback__
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            innermost = (code.co_filename, tb.tb_lineno, code.co_name)
+            if code.co_filename == self.path:
+                frames.append(innermost)
+            tb = tb.tb_next
+        shown = []
+        for frame in frames[-TB_FRAMES:]:
+            if shown and shown[-1][0] == frame:
+                shown[-1][1] += 1
+            else:
+                shown.append([frame, 0])
+        if shown:
+            lines.append("Traceback (last lines in %s):" % os.path.basename(self.path))
+        for (_, number, function), repeated in shown:
+            lines.append('  File "%s", line %d, in %s' % (os.path.basename(self.path),
+                                                          number, function))
+            text = self._line(number)
+            if text:
+                lines.append("    " + text)
+            if repeated:
+                lines.append("  [previous line repeated %d more times]" % repeated)
+        if innermost is not None and innermost[0] != self.path:
+            filename, number, function = innermost
+            parts = filename.replace("\\", "/").split("/")
+            lines.append("  (raised in %s, line %d, in %s)" % ("/".join(parts[-2:]), number,
+                                                              function))
+        return "\n".join(lines)
+
+
+def _text(exc):
+    try:
+        text = str(exc)
+    except BaseException:
+        text = "<the exception's message could not be printed>"
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE] + "..."
+
+
+def _module_name(filename):
+    stem = filename[:-3] if filename.endswith(".py") else filename.rpartition(".")[0] or filename
+    if (stem.isidentifier() and stem not in sys.modules and stem not in SHIM_NAMES
+            and stem not in getattr(sys, "stdlib_module_names", ())):
+        return stem
+    return "submission"
+
+
+def _pause_games(calls):
+    """Make play_game and run_gui record-only while the submission is imported.
+
+    Old course files call them at the top level; a game there would run at import.
+    Returns the function that puts the real ones back.
+    """
+    import provided
+    import provided.game
+    import poc_ttt_gui
+
+    def recorder(name):
+        def pause(*args, **kwargs):
+            calls.append(name)
+        return pause
+
+    saved = [(module, attr, getattr(module, attr))
+             for module, attr in ((provided, "play_game"), (provided.game, "play_game"),
+                                  (poc_ttt_gui, "run_gui"))]
+    for module, attr, _ in saved:
+        setattr(module, attr, recorder(attr))
+
+    def restore():
+        for module, attr, value in saved:
+            setattr(module, attr, value)
+    return restore
+
+
+class _Encoder:
+    """A return value as exact type-tagged JSON, bounded in size, depth and length.
+
+    Only exact built-in types keep their tag (``type(x) is int``); anything else, subclasses
+    included, is "other" with its type's name and a short repr, so an object whose __eq__
+    claims equality is never taken for the value it imitates.
+    """
+
+    def __init__(self):
+        self.nodes = 0
+
+    def encode(self, value, depth):
+        self.nodes += 1
+        if self.nodes > MAX_NODES:
+            return {"t": "cut"}
+        kind = type(value)
+        if value is None:
+            return {"t": "none"}
+        if kind is bool:
+            return {"t": "bool", "v": value}
+        if kind is int:
+            if value.bit_length() <= 256:
+                return {"t": "int", "v": value}
+            return {"t": "int", "bits": value.bit_length()}
+        if kind is float:
+            return {"t": "float", "v": repr(value)}
+        if kind is str:
+            node = {"t": "str", "v": value[:MAX_TEXT]}
+            if len(value) > MAX_TEXT:
+                node["more"] = len(value) - MAX_TEXT
+            return node
+        if kind is tuple or kind is list:
+            if depth >= MAX_DEPTH:
+                return {"t": "cut"}
+            node = {"t": _type_name(kind),
+                    "v": [self.encode(item, depth + 1) for item in value[:MAX_ITEMS]]}
+            if len(value) > MAX_ITEMS:
+                node["more"] = len(value) - MAX_ITEMS
+            return node
+        return self.other(value, kind, depth)
+
+    def other(self, value, kind, depth):
+        try:
+            module = _type_module(kind)
+            name = _type_name(kind)
+            if type(module) is str and module != "builtins":
+                name = module + "." + name
+        except BaseException:
+            name = "?"
+        try:
+            text = repr(value)
+            text = text if type(text) is str else "?"
+        except BaseException as exc:
+            text = "<repr() raised %s>" % _type_name(type(exc))
+        node = {"t": "other", "type": name[:MAX_TEXT], "repr": text[:MAX_TEXT]}
+        # A subclass of a built-in also travels as its built-in value, read by the built-in's
+        # own methods, so that a check may choose to be lenient.
+        for base, plain in _PLAIN:
+            if isinstance(value, base) and depth < MAX_DEPTH:
+                try:
+                    node["base"] = self.encode(plain(value), depth + 1)
+                except BaseException:
+                    pass
+                break
+        return node
+
+
+_PLAIN = ((int, int.__int__), (float, float.__float__), (str, str.__str__),
+          (tuple, lambda value: tuple(tuple.__iter__(value))),
+          (list, lambda value: list(list.__iter__(value))))
