@@ -78,14 +78,17 @@ def _solver() -> Solver:
 
 @lru_cache(maxsize=None)
 def _reachable(dim: int, reverse: bool) -> tuple[Position, ...]:
-    return tuple(sorted(reachable(dim, reverse), key=lambda p: (p.ply, p.cells)))
+    # A fixed order, so that a seed always draws the same positions.
+    return tuple(sorted(reachable(dim, reverse), key=lambda p: p.cells))
 
 
+@lru_cache(maxsize=None)
 def _in_play(dim: int, reverse: bool) -> tuple[Position, ...]:
     solver = _solver()
     return tuple(p for p in _reachable(dim, reverse) if solver.winner(p) is None)
 
 
+@lru_cache(maxsize=None)
 def _finished(dim: int, reverse: bool) -> tuple[Position, ...]:
     solver = _solver()
     return tuple(p for p in _reachable(dim, reverse) if solver.winner(p) is not None)
@@ -93,9 +96,12 @@ def _finished(dim: int, reverse: bool) -> tuple[Position, ...]:
 
 def _by_ply(rng: random.Random, pool: tuple[Position, ...],
             per_ply: tuple[int, ...]) -> tuple[Position, ...]:
+    by_ply: dict[int, list[Position]] = {}
+    for position in pool:
+        by_ply.setdefault(position.ply, []).append(position)
     chosen: list[Position] = []
     for ply, count in enumerate(per_ply):
-        at_ply = [p for p in pool if p.ply == ply]
+        at_ply = by_ply.get(ply, [])
         chosen += rng.sample(at_ply, min(count, len(at_ply)))
     return tuple(chosen)
 
@@ -103,12 +109,24 @@ def _by_ply(rng: random.Random, pool: tuple[Position, ...],
 def _special(rng: random.Random, solver: Solver,
              already: tuple[Position, ...]) -> tuple[Position, ...]:
     """Win-now and must-block positions, and the same grids with the other player to move."""
-    pool = [p for p in _in_play(3, False) if p not in already]
-    win_now = [p for p in pool if _wins_now(solver, p, p.player)]
-    must_block = [p for p in pool
-                  if not _wins_now(solver, p, p.player) and _wins_now(solver, p, _other(p.player))]
-    off_turn = [p.with_player(_other(p.player)) for p in rng.sample(pool, 2)]
-    return tuple(rng.sample(win_now, 3) + rng.sample(must_block, 3) + off_turn)
+    taken = set(already)
+    pool = [p for p in _in_play(3, False) if p not in taken]
+    rng.shuffle(pool)  # then take the first of each kind: no need to classify them all
+    win_now: list[Position] = []
+    must_block: list[Position] = []
+    for position in pool:
+        if len(win_now) == 3 and len(must_block) == 3:
+            break
+        if _wins_now(solver, position, position.player):
+            kind = win_now
+        elif _wins_now(solver, position, _other(position.player)):
+            kind = must_block
+        else:
+            continue
+        if len(kind) < 3:
+            kind.append(position)
+    off_turn = [p.with_player(_other(p.player)) for p in pool[-2:]]
+    return tuple(win_now + must_block + off_turn)
 
 
 def _wins_now(solver: Solver, position: Position, player: int) -> bool:
