@@ -177,3 +177,41 @@ def test_regrading_draws_the_same_positions_and_other_students_get_others(tmp_pa
     alice = failing_calls("alice")
     assert alice and alice == failing_calls("alice")
     assert alice != failing_calls("bob")
+
+
+def test_a_plain_minimax_never_times_out_even_with_the_other_core_busy(tmp_path):
+    burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        path = tmp_path / "r.json"
+        done = run_grader("grade", str(SUBMISSIONS / "correct_plain.py"), "--json", str(path))
+    finally:
+        burner.kill()
+        burner.wait()
+    results = json.loads(path.read_text())
+    assert done.returncode == 0
+    assert results["extra_data"]["timeouts"] == 0 and results["score"] == 100
+
+
+def test_exhaustive_mode_checks_every_reachable_3x3_position(tmp_path):
+    path = tmp_path / "r.json"
+    done = run_grader("grade", str(SUBMISSIONS / "correct_memoised.py"), "--exhaustive",
+                      "--json", str(path))
+    assert done.returncode == 0, done.stderr
+    items = {i["name"]: i for i in json.loads(path.read_text())["extra_data"]["items"]}
+    assert items["scores"]["total"] == 5478 - 958
+    assert items["finished boards"]["total"] >= 2 * 958
+    assert json.loads(path.read_text())["score"] == 100
+
+
+def test_before_the_deadline_failures_show_only_their_category(tmp_path):
+    done = run_grader("grade", str(SUBMISSIONS / "bug_sign_error_o.py"), "--visibility",
+                      "categories", "--json", str(tmp_path / "r.json"), "--csv",
+                      str(tmp_path / "row.csv"))
+    assert done.returncode == 0
+    assert "wrong score" in done.stdout
+    assert "mm_move(TTTBoard(" not in done.stdout and "why:" not in done.stdout
+    results = (tmp_path / "r.json").read_text()
+    assert "mm_move(TTTBoard(" not in results
+    header, row = (tmp_path / "row.csv").read_text().splitlines()
+    assert header.startswith("student_id,score") and "scores" in header
+    assert row.startswith("bug_sign_error_o,")
