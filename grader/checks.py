@@ -21,6 +21,7 @@ from typing import Any, Mapping
 
 from grader.position import NO_MOVE, Move, Position
 from grader.results import Failure
+from grader.sandbox import Opaque
 from grader.solver import Solver
 from provided.board import DRAW, PLAYERO, PLAYERX, SCORES, STRMAP
 
@@ -62,8 +63,8 @@ class Verdict:
 
 
 def show(value: Any) -> str:
-    """An answer as a student would write it (decoded answers are plain Python values)."""
-    return repr(value)
+    """An answer as a student would read it: plain values as Python writes them."""
+    return str(value) if isinstance(value, Opaque) else repr(value)
 
 
 def read_answer(answer: Any) -> Answer:
@@ -71,6 +72,8 @@ def read_answer(answer: Any) -> Answer:
 
     >>> read_answer([0, [1, 2]]).notes
     ('a list was accepted where a tuple was expected',)
+    >>> read_answer(Opaque("Answer", "Answer(score=0, move=(1, 2))", (0, (1, 2)))).move
+    (1, 2)
     >>> read_answer((True, (1, 2)))
     Traceback (most recent call last):
     ...
@@ -79,6 +82,10 @@ def read_answer(answer: Any) -> Answer:
     notes: list[str] = []
 
     def pair(value: Any, what: str) -> tuple[Any, Any]:
+        if isinstance(value, Opaque) and type(value.base) in (tuple, list):
+            notes.append(f"a {value.type_name} was read as the {type(value.base).__name__} "
+                         "it is made of")
+            value = value.base
         if type(value) is list and len(value) == 2:
             notes.append("a list was accepted where a tuple was expected")
         elif type(value) is not tuple or len(value) != 2:
@@ -86,6 +93,9 @@ def read_answer(answer: Any) -> Answer:
         return value[0], value[1]
 
     def whole(value: Any, what: str) -> int:
+        if isinstance(value, Opaque) and type(value.base) is int:
+            notes.append(f"a {value.type_name} was read as the int it is made of")
+            return value.base
         if type(value) is int:
             return value
         if type(value) is float and value.is_integer():

@@ -136,3 +136,18 @@ def test_time_limits_scale_with_the_plain_search():
     assert SOLVER.tree_size(Position.from_grid(_CALIBRATION_GRID, PLAYERO)) == _CALIBRATION_NODES
     per_node = calibrate(repeats=1)
     assert 1e-8 < per_node < 1e-4
+
+
+def test_subclasses_are_read_as_their_builtin_value_with_a_note():
+    from grader.sandbox import Opaque
+    answer = Opaque("Answer", "Answer(score=1, move=(0, 2))", (Opaque("Score", "1", 1), (0, 2)))
+    verdict = judge_answer(SOLVER, WIN_NOW, answer)
+    assert verdict.failures == {}
+    assert any("Answer was read as the tuple" in note for note in verdict.notes)
+
+
+def test_objects_that_claim_to_equal_anything_are_not_answers():
+    from grader.sandbox import Opaque
+    verdict = judge_answer(SOLVER, WIN_NOW, Opaque("Liar", "<Liar object>"))
+    assert verdict.failures["score"].category == "bad answer"
+    assert "<Liar object> (a Liar)" in verdict.failures["score"].received
