@@ -1,6 +1,9 @@
 """``python -m grader``: what instructors run.
 
     python -m grader grade submission.py --json results.json
+    python -m grader batch submissions/ --out grades
+    python -m grader gradescope build autograder.zip
+    python -m grader handout handout.zip
     python -m grader                  # help, then a demonstration on the student template
 
 Exit status: 0 when a report was produced (whatever the score), 2 for usage
@@ -17,7 +20,7 @@ import traceback
 from pathlib import Path
 from typing import Sequence
 
-from grader import engine, report
+from grader import batch, engine, gradescope, handout, report
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "student" / "mm_player.py"
 EXIT_OK, EXIT_GRADER_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -45,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the student's id: picks their hidden positions "
                             "(default: the file name without .py)")
     grade.add_argument("--quiet", action="store_true", help="print only the score line")
+    grade.set_defaults(func=grade_command)
+    for module in (batch, gradescope, handout):
+        module.register(commands, add_grading_options)
     return parser
 
 
@@ -102,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"\nA demonstration: grading the student template {TEMPLATE}\n")
         args = parser.parse_args(["grade", str(TEMPLATE), "--student-id", "template"])
     try:
-        return grade_command(args)
+        return args.func(args)
     except engine.ConfigError as problem:
         print(f"python -m grader: error: {problem}", file=sys.stderr)
         return EXIT_USAGE

@@ -45,7 +45,7 @@ class StudentClient:
         self.stats = CallStats()
         self.verdicts: dict[Position, Verdict] = {}          # mm_move, by position
         self.wrapper_answers: dict[Position, tuple[Move | None, Failure | None]] = {}
-        self.time_checks: list[Failure | None] = []          # one per answer or timeout
+        self.time_checks: list[Failure | None] = []          # one per call made, in order
 
     def limit(self, position: Position) -> float:
         """The CPU seconds a call on ``position`` may take."""
@@ -89,15 +89,17 @@ class StudentClient:
             self.time_checks.append(failure)
             return None, failure
         if reply.status == "ok":
-            # Only answers count as "in time": raising an exception quickly is no merit.
             self.time_checks.append(None)
+            return reply, None
         if reply.status == "error":
-            return None, failed_call(position, function, "exception", "an answer",
-                                     _first_line(reply.error), reply.error)
-        if reply.status == "crash":
-            return None, failed_call(position, function, "crash", "an answer",
-                                     "the process died", reply.error)
-        return reply, None
+            failure = failed_call(position, function, "exception", "an answer",
+                                  _first_line(reply.error), reply.error)
+        else:
+            failure = failed_call(position, function, "crash", "an answer",
+                                  "the process died", reply.error)
+        # No answer is no answer in time: failing fast earns no time points.
+        self.time_checks.append(failure)
+        return None, failure
 
     def _judge_mm_move(self, position: Position) -> Verdict:
         reply, failure = self._call("mm_move", position)

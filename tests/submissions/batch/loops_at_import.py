@@ -1,0 +1,3 @@
+"""Hostile: never finishes importing."""
+while True:
+    pass
