@@ -64,7 +64,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any, Callable, Iterator, Protocol
 
 import grader
-from grader import gradebook
+from grader import gradebook, report
 
 GRADER_HOME = Path(grader.__file__).resolve().parent.parent  # where `python -m grader` runs
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -76,7 +76,7 @@ MAX_ZIP_MEMBERS = 100_000
 MAX_OUTPUT_BYTES = 1024 * 1024            # what we keep of a grading run's stdout and stderr
 DEFAULT_TIMEOUT = 1800.0                  # wall seconds one grading run may take
 GRACE_SECONDS = 10.0                      # after SIGTERM, before SIGKILL
-_write_text = gradebook.write_text_atomic
+_write_text = report.write_text_atomic
 
 IGNORED_NAMES = {"__MACOSX", "__pycache__", "submission_metadata.yml", "Thumbs.db",
                  "desktop.ini"}

@@ -17,9 +17,7 @@ import csv
 import html
 import io
 import math
-import os
 import statistics
-import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -176,7 +174,7 @@ def _cell(value: float | None) -> str:
 
 def write_gradebook(path: Path, rows: Sequence[Row]) -> None:
     """Write :func:`gradebook_csv` to ``path`` atomically (readers never see half of it)."""
-    write_text_atomic(path, gradebook_csv(rows))
+    report.write_text_atomic(path, gradebook_csv(rows))
 
 
 # ---------------------------------------------------------------- HTML summary
@@ -445,22 +443,4 @@ def _e(text: object) -> str:
 
 def write_summary(path: Path, rows: Sequence[Row], title: str = "Class summary") -> None:
     """Write :func:`summary_html` to ``path`` atomically."""
-    write_text_atomic(path, summary_html(rows, title))
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` beside ``path``, then rename it over ``path`` (folders are created)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle = tempfile.NamedTemporaryFile("w", encoding="utf-8", newline="", dir=path.parent,
-                                         prefix=f".{path.name}.", suffix=".tmp", delete=False)
-    try:
-        with handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(handle.name, 0o644)        # not the temporary file's 0600
-        os.replace(handle.name, path)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise
+    report.write_text_atomic(path, summary_html(rows, title))

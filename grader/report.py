@@ -349,8 +349,11 @@ def gradescope_results(result: GradeResult, visibility: str = "full",
 # ---------------------------------------------------------------- files
 
 
-def _write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+
+    Readers see the old file or the new one, never half of one; folders are created.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle = tempfile.NamedTemporaryFile(
@@ -361,6 +364,7 @@ def _write_text_atomic(path: Path, text: str) -> None:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(handle.name, 0o644)        # not the temporary file's 0600
         os.replace(handle.name, path)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
@@ -378,7 +382,7 @@ def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
     >>> json.loads((folder / "results" / "results.json").read_text())
     {'score': 1.0}
     """
-    _write_text_atomic(Path(path), json.dumps(data, indent=2, allow_nan=False) + "\n")
+    write_text_atomic(Path(path), json.dumps(data, indent=2, allow_nan=False) + "\n")
 
 
 # ---------------------------------------------------------------- CSV
@@ -446,4 +450,4 @@ def write_csv(path: Path, results: Iterable[GradeResult]) -> None:
     writer = csv.DictWriter(buffer, fieldnames=csv_header(names), restval="")
     writer.writeheader()
     writer.writerows(rows)
-    _write_text_atomic(Path(path), buffer.getvalue())
+    write_text_atomic(Path(path), buffer.getvalue())
