@@ -178,17 +178,21 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
     base = dict(submission=str(submission), student_id=options.student_id, seed=seed)
     sandbox = Sandbox(submission)
     try:
+        nothing = tuple(ItemResult(name, points) for name, points in weights.items())
         try:
             sandbox.start()
+            seconds_per_node = calibrate(repeats=2)
+            solver = Solver()
+            client = StudentClient(sandbox, solver, options.config.policy, seconds_per_node)
+            hidden = hidden_positions(seed, exhaustive=options.exhaustive)
         except LoadError as problem:
-            items = tuple(ItemResult(name, points) for name, points in weights.items())
-            return GradeResult(**base, items=items, load_error=problem.message,
+            return GradeResult(**base, items=nothing, load_error=problem.message,
                                load_kind=problem.kind, isolation=sandbox.isolation,
                                wall_seconds=time.perf_counter() - started)
-        seconds_per_node = calibrate(repeats=2)
-        solver = Solver()
-        client = StudentClient(sandbox, solver, options.config.policy, seconds_per_node)
-        hidden = hidden_positions(seed, exhaustive=options.exhaustive)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM before the suite began: nothing graded
+            return GradeResult(**base, items=nothing, load_output=sandbox.load_output,
+                               isolation=sandbox.isolation, grader_error=INTERRUPTED,
+                               wall_seconds=time.perf_counter() - started)
         plugin = GradingPlugin(client, hidden, seed)
         exit_code = _run_pytest(plugin, options, client.budget)
         items = _items(plugin, weights)

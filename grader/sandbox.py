@@ -15,11 +15,31 @@ Layers, each one on whenever this machine allows it (``Sandbox.isolation`` says 
 - a separate process in its own session and process group, stdin from /dev/null, a scrubbed
   environment, ``python -I -S``, a private working directory holding only a copy of the file;
 - rlimits set by the worker before the submission is read: address space, file size, open
-  files, processes, no core dumps; as root, the worker also becomes uid/gid 65534;
+  files, processes, no core dumps; no new privileges (setuid binaries give nothing);
+- as root, a uid of its own: the worker becomes a uid (and gid) that no other process uses,
+  drawn from ``SANDBOX_UIDS``, so its process limit is its own, it cannot signal or trace
+  the grader or another sandbox, and the fallback finds every process it started by that
+  uid; where that uid could not read the Python installation (under /root, say), the worker
+  keeps one capability, CAP_DAC_READ_SEARCH, and Landlock confines what it reads;
+- Landlock when the kernel has it: reads only beneath the system, the Python installation,
+  ``provided``, the worker, the shims and the box; writes only to its scratch directory;
+  no TCP (ABI 4+); no signal to any process outside the sandbox (ABI 6+);
 - bubblewrap when it is installed and works (``TTT_GRADER_NO_BWRAP=1`` or ``use_bwrap=False``
   turns it off): only the system, the Python installation, ``provided``, the worker and the
   shims are visible, read-only; a private /tmp; no network; a pid namespace, so killing its
   init kills everything the student started, double-forked daemons included.
+
+What stays weaker (tests/test_hostile.py checks the rest, on both paths):
+
+- without Landlock, the fallback confines neither reads, nor writes to world-writable places
+  such as /tmp, nor the network; with it, UDP and path-named unix sockets (subject to their
+  file permissions) stay reachable;
+- not run as root, the fallback runs the student as the grader's own uid: stragglers are
+  found by their environment only, and without Landlock ABI 6 the student could signal the
+  grader's other processes;
+- the CPU time of a call and the board after it are reported by the worker, inside the
+  student's process, so a determined submission can forge them (within the wall-clock
+  backstop). An answer can only ever be forged into another answer: the grader judges it.
 """
 
 from __future__ import annotations
@@ -49,10 +69,12 @@ from pathlib import Path
 import provided
 from grader.position import Position
 
-__all__ = ["Limits", "Reply", "Opaque", "LoadError", "SandboxError", "Sandbox",
+__all__ = ["Limits", "Reply", "Opaque", "LoadError", "SandboxError", "Sandbox", "SANDBOX_UIDS",
            "bwrap_available", "read_submission", "python2_fix"]
 
-NOBODY = 65534
+# The uids a sandbox may take as its own when the grader runs as root: far above any real
+# user's, and above the ranges that /etc/subuid usually hands out.
+SANDBOX_UIDS = range(0x70000000, 0x70000000 + (1 << 24))
 FUNCTIONS = ("mm_move", "move_wrapper")
 LOAD_ERROR_KINDS = ("missing", "not_a_file", "too_large", "empty", "binary", "encoding",
                     "syntax", "python2", "import_error", "exit", "timeout", "no_function")
@@ -64,6 +86,7 @@ _BOX = "/box"                    # the private directory, as seen inside bubblew
 _MAX_SOURCE = 4 << 20            # bytes; a bigger "submission" is not source code
 _MAX_ANSWER = 1 << 20            # bytes of one answer line; the worker's encoding stays far below
 _MAX_ERROR = 8000                # characters of an error text kept
+_CUT = "..."                     # Opaque.type_name of the part of an answer left out
 _BOOTSTRAP = ("import sys; sys.path[0:0] = [sys.argv[1]]; import worker; "
               "worker.main(sys.argv[2])")
 
@@ -98,8 +121,12 @@ class Opaque:
 
     ``base`` is the built-in value inside a subclass (a namedtuple's tuple), else None.
 
+    It shows itself as the student would read it, inside a tuple too:
+
     >>> Opaque("Move", "Move(row=1, col=2)", (1, 2)) == (1, 2)
     False
+    >>> (0, Opaque("Move", "Move(row=1, col=2)", (1, 2)))
+    (0, Move(row=1, col=2) (a Move))
     """
 
     type_name: str
@@ -107,7 +134,11 @@ class Opaque:
     base: object = None
 
     def __str__(self) -> str:
+        if self.type_name == _CUT:
+            return self.repr
         return f"{self.repr} (a {self.type_name})"
+
+    __repr__ = __str__
 
 
 @dataclass(frozen=True)
@@ -173,6 +204,7 @@ class Sandbox:
         self._started = False
         self._closed = False
         self._bwrap = False
+        self._uid: int | None = None    # the sandbox's own uid (root only)
         self._name = ""
         self._lines: list[str] = []
 
@@ -198,7 +230,8 @@ class Sandbox:
             self._lines = text.splitlines()
             self._bwrap = _want_bwrap(self.use_bwrap)
             self._name = _safe_name(self.submission.name)
-            self._resources.box = _make_box(self._name, source)
+            self._uid = _pick_uid() if os.geteuid() == 0 else None
+            self._resources.box = _make_box(self._name, source, self._uid)
             self._spawn()
         except BaseException:
             self.close()
@@ -264,8 +297,8 @@ class Sandbox:
         """Start a worker and load the submission into it; raise LoadError on failure."""
         box = self._resources.box
         assert box is not None
-        drop = os.geteuid() == 0 and (self._bwrap or _nobody_can_read(box))
-        worker = _Worker.start(box, self._name, self.limits, self._bwrap, drop)
+        read_cap = self._uid is not None and not self._bwrap and not _others_can_read(box)
+        worker = _Worker.start(box, self._name, self.limits, self._bwrap, self._uid, read_cap)
         self._resources.worker = worker
         token = secrets.token_hex(8)
         deadline = time.monotonic() + self.limits.load_seconds
@@ -456,18 +489,18 @@ def _safe_name(name: str) -> str:
     return "submission.py"
 
 
-def _make_box(name: str, source: bytes) -> Path:
+def _make_box(name: str, source: bytes, uid: int | None) -> Path:
     """A private directory holding only a copy of the submission (and, unused under
-    bubblewrap, a scratch directory for HOME and TMPDIR)."""
+    bubblewrap, a scratch directory for HOME and TMPDIR, owned by ``uid``)."""
     box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-"))
     try:
-        box.chmod(0o755)  # uid 65534 must read it; only the grader may write
+        box.chmod(0o755)  # the sandbox's uid must read it; only the grader may write
         (box / name).write_bytes(source)
         (box / name).chmod(0o644)
         scratch = box / ".tmp"
         scratch.mkdir(mode=0o700)
-        if os.geteuid() == 0:
-            os.chown(scratch, NOBODY, NOBODY)
+        if uid is not None:
+            os.chown(scratch, uid, uid)
     except BaseException:
         shutil.rmtree(box, ignore_errors=True)
         raise
@@ -599,7 +632,7 @@ def _decode(node: object, depth: int = 0) -> object:
     >>> _decode({"t": "tuple", "v": [{"t": "int", "v": 0}, {"t": "bool", "v": True}]})
     (0, True)
     >>> _decode({"t": "other", "type": "Liar", "repr": "<Liar>"})
-    Opaque(type_name='Liar', repr='<Liar>', base=None)
+    <Liar> (a Liar)
     """
     if type(node) is not dict or depth > 20:
         raise _Broken("sent a malformed answer")
@@ -632,7 +665,7 @@ def _decode(node: object, depth: int = 0) -> object:
         base = _decode(node["base"], depth + 1) if "base" in node else None
         return Opaque(node["type"], node["repr"], base)
     if kind == "cut":
-        return Opaque("...", "<the answer is too large to show>")
+        return Opaque(_CUT, "<the rest of the answer, too large to show>")
     raise _Broken("sent a malformed answer")
 
 
@@ -693,9 +726,10 @@ class _Worker:
     """One child process and its three pipes: requests in, answers out, output out."""
 
     def __init__(self, proc: subprocess.Popen, requests: int, answers: int, output: int,
-                 info: int | None, limit: int, tag: bytes) -> None:
+                 info: int | None, limit: int, tag: bytes, uid: int | None) -> None:
         self.proc = proc
         self.tag = tag
+        self.uid = uid
         self.requests = requests
         self.answers = answers
         self.output_fd: int | None = output
@@ -709,7 +743,8 @@ class _Worker:
         self.stopped = False
 
     @classmethod
-    def start(cls, box: Path, name: str, limits: Limits, bwrap: bool, drop: bool) -> "_Worker":
+    def start(cls, box: Path, name: str, limits: Limits, bwrap: bool, uid: int | None,
+              read_cap: bool) -> "_Worker":
         layout = _layout()
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
@@ -718,8 +753,8 @@ class _Worker:
         inside = _BOX if bwrap else str(box)
         home = "/tmp" if bwrap else str(box / ".tmp")
         config = {"req": req_r, "ans": ans_w, "box": inside, "file": name,
-                  "path": list(layout.sys_path), "uid": NOBODY if drop else None,
-                  "gid": NOBODY if drop else None,
+                  "path": list(layout.sys_path), "uid": uid, "gid": uid, "read_cap": read_cap,
+                  "landlock": _landlock_rules(layout, inside, home),
                   "rlimits": {"AS": limits.memory_bytes, "FSIZE": limits.file_bytes,
                               "NOFILE": limits.open_files, "NPROC": limits.processes,
                               "CORE": 0}}
@@ -748,7 +783,7 @@ class _Worker:
             if fd is not None:
                 os.set_blocking(fd, False)
         return cls(proc, req_w, ans_r, out_r, info_r, limits.output_bytes,
-                   f"HOME={home}".encode())
+                   f"HOME={home}".encode(), uid)
 
     def send(self, message: dict) -> None:
         data = (json.dumps(message) + "\n").encode()
@@ -845,10 +880,26 @@ class _Worker:
 
     def stop(self, grace: float = 0.0) -> str:
         """Kill everything; return how the process ended if it ended by itself (waiting
-        up to ``grace`` seconds for that)."""
+        up to ``grace`` seconds for that). Ctrl-C and SIGTERM wait until it is done."""
         if self.stopped:
             return ""
+        blocked = _block_interrupts()
+        try:
+            ended = self._kill_all(grace)
+        finally:
+            _unblock_interrupts(blocked)
         self.stopped = True
+        self._drain(limit=16)
+        for fd in (self.requests, self.answers, self.output_fd, self.info):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.output_fd = None
+        return ended
+
+    def _kill_all(self, grace: float) -> str:
         ended = ""
         try:
             ended = _describe_exit(self.proc.wait(timeout=grace), self.info is not None)
@@ -862,21 +913,17 @@ class _Worker:
                 self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 pass
-        if self.info is None or self.proc.returncode is None:
+        cleared = self.init_pid is not None and self.proc.returncode is not None
+        if not cleared:
             # Without a pid namespace: the process group (it outlives its leader while any
-            # member lives), then whatever left the group but still carries our HOME.
+            # member lives), then whatever left the group: every process of the sandbox's
+            # own uid, or (not root) whatever still carries our HOME in its environment.
             _kill(self.proc.pid, lambda pgid: os.killpg(pgid, signal.SIGKILL))
-            if self.info is None:
-                _kill_tagged(self.tag)
         self.proc.wait()
-        self._drain(limit=16)
-        for fd in (self.requests, self.answers, self.output_fd, self.info):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        self.output_fd = None
+        if not cleared:
+            if self.uid is not None:
+                _kill_uid(self.uid)
+            _kill_tagged(self.tag)  # in case the worker could not become its uid
         return ended
 
 
@@ -885,6 +932,84 @@ def _kill(pid: int, how) -> None:
         how(pid)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _block_interrupts() -> set[int] | None:
+    """Hold SIGINT and SIGTERM back (they stay pending) while processes are being killed."""
+    try:
+        return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    except (OSError, ValueError):
+        return None
+
+
+def _unblock_interrupts(previous: set[int] | None) -> None:
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of ``uid``, the sandbox's own, until none is left.
+
+    A short-lived child of ours becomes that uid and calls kill(-1, SIGKILL), which the
+    kernel sends, in one sweep, to exactly the processes that uid may signal: no fork can
+    slip between a scan and a kill. Zombies do not count; their reaper ends them.
+    """
+    if uid == 0:
+        raise ValueError("refusing to kill every process of root")
+    for _ in range(20):
+        pid = os.fork()
+        if pid == 0:  # the child: syscalls only, then _exit
+            code = 0
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                for _ in range(3):
+                    os.kill(-1, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            except BaseException:
+                code = 1
+            os._exit(code)
+        _, status = os.waitpid(pid, 0)
+        if not _processes_of(uid) or os.waitstatus_to_exitcode(status) == 1:
+            return
+        time.sleep(0.01)
+
+
+def _proc_status(pid: str) -> dict[str, str]:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as file:
+            text = file.read().decode("utf-8", "replace")
+    except OSError:
+        return {}
+    return dict(line.partition(":")[::2] for line in text.splitlines())
+
+
+def _processes_of(uid: int) -> list[int]:
+    """Pids of the live (not zombie) processes whose real uid is ``uid``."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            status = _proc_status(entry.name)
+            uids = status.get("Uid", "").split()
+            zombie = status.get("State", "").strip().startswith("Z")
+            if uids and int(uids[0]) == uid and not zombie:
+                found.append(int(entry.name))
+    return found
+
+
+def _pick_uid() -> int:
+    """A uid of ``SANDBOX_UIDS`` that no process has now: the new sandbox's own."""
+    used = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            uids = _proc_status(entry.name).get("Uid", "").split()
+            used.update(int(u) for u in uids)
+    while True:
+        uid = SANDBOX_UIDS[secrets.randbelow(len(SANDBOX_UIDS))]
+        if uid not in used:
+            return uid
 
 
 def _kill_tagged(tag: bytes) -> None:
@@ -1003,7 +1128,7 @@ def _bwrap_command(layout: _Layout, box: Path, limits: Limits, env: dict[str, st
     """bubblewrap's arguments: only what the worker needs, read-only, in new namespaces."""
     root = os.geteuid() == 0
     command = [shutil.which("bwrap") or "bwrap", "--die-with-parent", "--new-session"]
-    if root:  # no user namespace: the worker drops to 65534 itself, a real uid outside too
+    if root:  # no user namespace: the worker drops to its uid itself, a real uid outside too
         command += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
                     "--unshare-cgroup-try", "--cap-drop", "ALL", "--cap-add", "CAP_SETUID",
                     "--cap-add", "CAP_SETGID"]
@@ -1018,17 +1143,18 @@ def _bwrap_command(layout: _Layout, box: Path, limits: Limits, env: dict[str, st
             bound.append(folder)
     for file in ("/etc/ld.so.cache", "/etc/localtime"):
         command += ["--ro-bind-try", file, file]
+    # The private /tmp first: a project or a Python that lives under /tmp is bound on top.
+    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777",
+                "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp"]
     extra = [p for p in (*layout.prefixes, *layout.binds) if not _within(p, bound)]
     parents = sorted({str(parent) for p in extra for parent in Path(p).parents
-                      if str(parent) != "/" and not _within(str(parent), bound)},
+                      if str(parent) not in ("/", "/tmp") and not _within(str(parent), bound)},
                      key=lambda p: p.count("/"))
-    for parent in parents:  # bubblewrap would make them 0700, closed to uid 65534
+    for parent in parents:  # bubblewrap would make them 0700, closed to the sandbox's uid
         command += ["--perms", "0755", "--dir", parent]
     for path in extra:
         command += ["--ro-bind", path, path]
-    command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777",
-                "--size", str(limits.tmp_bytes), "--tmpfs", "/tmp",
-                "--ro-bind", str(box), _BOX, "--chdir", _BOX, "--clearenv"]
+    command += ["--ro-bind", str(box), _BOX, "--chdir", _BOX, "--clearenv"]
     for key, value in env.items():
         command += ["--setenv", key, value]
     return command + ["--info-fd", str(info_fd), "--"]
@@ -1044,7 +1170,8 @@ def _bwrap_problem() -> str | None:
     try:
         box.chmod(0o755)
         read, write = os.pipe()
-        drop = (f"import os; os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY}); "
+        uid = SANDBOX_UIDS[0]
+        drop = (f"import os; os.setgroups([]); os.setgid({uid}); os.setuid({uid}); "
                 if os.geteuid() == 0 else "")
         command = _bwrap_command(layout, box, Limits(), {"PATH": "/usr/bin:/bin"}, write)
         command += [layout.python, "-I", "-S", "-B", "-c", drop + "import json"]
@@ -1083,9 +1210,9 @@ def _want_bwrap(use_bwrap: bool | None) -> bool:
     return use_bwrap
 
 
-def _nobody_can_read(box: Path) -> bool:
-    """Whether uid 65534 can reach the interpreter, the stdlib, provided, the shims and the
-    box, so the fallback (no bubblewrap) can drop to it without breaking imports."""
+def _others_can_read(box: Path) -> bool:
+    """Whether any uid can reach the interpreter, the stdlib, provided, the shims and the
+    box, so the fallback (no bubblewrap) can drop to the sandbox's uid and no more."""
     layout = _layout()
     return _open_to_others.__wrapped__(box) and all(
         _open_to_others(Path(p)) for p in (layout.python, *layout.prefixes, *layout.binds))
@@ -1102,10 +1229,23 @@ def _open_to_others(path: Path) -> bool:
         return False
 
 
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/dev/urandom", "/dev/zero")
+
+
+def _landlock_rules(layout: _Layout, box: str, scratch: str) -> dict[str, list[str]]:
+    """What the worker may read and write under Landlock, as paths it sees."""
+    read = [*_SYSTEM, *_SYSTEM_FILES, *layout.prefixes, *layout.binds, box]
+    return {"read": read, "write": [scratch, "/dev/null"]}
+
+
 def _describe_layers(hello: dict, bwrap: bool, limits: Limits) -> tuple[str, ...]:
     """The isolation actually in force, from what the worker reported about itself."""
-    layers = ["separate process", "own session and process group"
-              + ("" if bwrap else " (stragglers found by their environment)"),
+    uid = hello.get("uid")
+    own_uid = type(uid) is int and uid in SANDBOX_UIDS
+    stragglers = "" if bwrap else (" (stragglers found by their uid)" if own_uid
+                                   else " (stragglers found by their environment)")
+    layers = ["separate process", "own session and process group" + stragglers,
               "scrubbed environment",
               "python -I -S", "private working directory"]
     applied = hello.get("rlimits")
@@ -1116,13 +1256,22 @@ def _describe_layers(hello: dict, bwrap: bool, limits: Limits) -> tuple[str, ...
                  "NPROC": f"{limits.processes} processes", "CORE": "no core dumps"}
         layers.append("rlimits (" + ", ".join(names.get(str(a), str(a)) for a in applied)
                       + ")")
-    uid = hello.get("uid")
-    if uid == NOBODY:
-        layers.append(f"uid {NOBODY}")
+    if hello.get("nnp") is True:
+        layers.append("no new privileges")
+    if own_uid:
+        layers.append(f"uid {uid} (its own" + (", reads past file permissions: "
+                      "CAP_DAC_READ_SEARCH" if hello.get("read_cap") is True else "") + ")")
     elif uid == 0:
-        layers.append("uid 0 (root: uid 65534 cannot read the Python installation here)")
+        layers.append("uid 0 (root: " + _string(hello.get("uid_error")) + ")"
+                      if hello.get("uid_error") else "uid 0 (root)")
     else:
         layers.append(f"uid {uid} (the grader's own)")
+    abi = hello.get("landlock")
+    if type(abi) is int and abi > 0:
+        limited = ["reads only Python, provided and its box", "writes only its scratch "
+                   "directory"] + (["no TCP"] if abi >= 4 else []) \
+            + (["signals only within the sandbox"] if abi >= 6 else [])
+        layers.append(f"landlock v{abi} (" + ", ".join(limited) + ")")
     if bwrap:
         layers.append("bubblewrap: read-only system, no network, private /tmp")
         layers.append("pid namespace")

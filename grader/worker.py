@@ -11,6 +11,11 @@ time, the board's cells afterwards, the exception). Judging is the parent's job,
 parent trusts nothing that comes back. One JSON line per request arrives on a private pipe,
 one JSON line per answer leaves on another, echoing the request's token; the student's
 stdout and stderr go to a separate pipe, so printing can never clog the answers.
+
+Before the first line of the submission runs, the worker hides its two pipe ends above
+descriptor 1024, then sheds what it can (each step where the system has it): no new
+privileges; the sandbox's own uid (when started as root); Landlock (what it may read and
+write, no TCP, no signal outside the sandbox); rlimits. The hello message says which held.
 """
 
 import builtins
@@ -36,6 +41,7 @@ _exit = os._exit
 _rusage = resource.getrusage
 _setitimer = signal.setitimer
 _dumps = json.dumps
+_loads = json.loads
 _type_name = type.__dict__["__name__"].__get__
 _type_module = type.__dict__["__module__"].__get__
 
@@ -59,40 +65,182 @@ def main(config_text):
     """Set the process up, then serve requests until the parent closes the pipe."""
     config = json.loads(config_text)
     sys.argv[:] = [config["file"]]  # the channel's fd numbers are not the student's business
-    top = min(resource.getrlimit(resource.RLIMIT_NOFILE)[0], 1024)
-    req_fd = _hide_fd(config["req"], top)
-    _State.ans_fd = _hide_fd(config["ans"], top)
-    os.closerange(3, top // 2)  # whatever else leaked in (bubblewrap's info pipe, for one)
+    low, high = _fd_range()
+    req_fd = _hide_fd(config["req"], low, high)
+    _State.ans_fd = _hide_fd(config["ans"], low, high)
+    _close_all_but((req_fd, _State.ans_fd), high)  # bubblewrap's info pipe, for one
+    here = os.path.dirname(os.path.abspath(__file__))  # the grader's folder: not for students
+    sys.path[:] = [p for p in sys.path if p and p != here] + config["path"] + [config["box"]]
+    # Now, before Landlock hides the folder that holds provided (the grader's folder too).
+    import provided.game  # noqa: F401
+    hello = {"status": "ready", "nnp": _no_new_privileges()}
     if config.get("uid") is not None:
-        # Root inside bubblewrap (or the fallback when run as root): become nobody for good
-        # before the first line of student code. Clears every capability too.
-        os.setgroups([])
-        os.setgid(config["gid"])
-        os.setuid(config["uid"])
-    limits = _set_rlimits(config["rlimits"])
+        # Root (inside bubblewrap, or the fallback run as root): become the sandbox's own
+        # uid for good before the first line of student code. This clears every capability,
+        # except, when that uid could not read the Python installation, reading past file
+        # permissions (CAP_DAC_READ_SEARCH); Landlock then limits what may be read.
+        try:
+            hello["read_cap"] = _become(config["uid"], config["gid"], config.get("read_cap"))
+        except OSError as exc:  # no CAP_SETUID (a container that dropped it): stay root
+            hello["uid_error"] = str(exc)
+    try:
+        hello["landlock"] = _landlock(config.get("landlock"))
+    except OSError as exc:  # nothing was restricted: restrict_self is the only step that does
+        hello["landlock"], hello["landlock_error"] = 0, str(exc)
+    hello["rlimits"] = _set_rlimits(config["rlimits"])
+    hello["uid"] = os.getuid()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long file write fails, not kills
     signal.signal(signal.SIGPROF, _on_cpu_limit)
     sys.stdout.reconfigure(errors="backslashreplace")
     sys.stderr = sys.stdout  # one buffered stream: cheap, and the parent sees prints in order
     if not hasattr(builtins, "exit"):  # -S skipped site, which defines exit() and quit()
         builtins.exit = builtins.quit = _quit
-    here = os.path.dirname(os.path.abspath(__file__))  # the grader's folder: not for students
-    sys.path[:] = [p for p in sys.path if p and p != here] + config["path"] + [config["box"]]
     server = _Server(config, os.fdopen(req_fd, "rb"))
-    server.serve({"status": "ready", "uid": os.getuid(), "rlimits": limits})
+    server.serve(hello)
 
 
-def _hide_fd(fd, top):
-    """Move a pipe end to a random free descriptor in [top/2, top), closed on exec."""
-    while True:
-        high = top // 2 + int.from_bytes(os.urandom(2), "little") % (top - top // 2)
+def _fd_range():
+    """Where the channel's descriptors hide: above 1024 when the hard limit allows, so that
+    a student's ``os.closerange(3, 1024)`` (an old daemon idiom) leaves them alone."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    high = 4096 if hard == resource.RLIM_INFINITY else min(hard, 4096)
+    if high > soft:
         try:
-            os.fstat(high)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (high, hard))
+        except (ValueError, OSError):
+            high = soft
+    return high // 2, high
+
+
+def _hide_fd(fd, low, high):
+    """Move a pipe end to a random free descriptor in [low, high), closed on exec."""
+    while True:
+        target = low + int.from_bytes(os.urandom(2), "little") % (high - low)
+        try:
+            os.fstat(target)
         except OSError:
             break
-    os.dup2(fd, high, inheritable=False)
+    os.dup2(fd, target, inheritable=False)
     os.close(fd)
-    return high
+    return target
+
+
+def _close_all_but(keep, high):
+    start = 3
+    for fd in sorted(keep):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, high)
+
+
+# -- privileges (Linux; each step is skipped where the system lacks it) ----------------------
+
+PR_SET_KEEPCAPS = 8
+PR_SET_NO_NEW_PRIVS = 38
+CAP_DAC_READ_SEARCH = 2
+_CAP_VERSION_3 = 0x20080522
+
+
+def _libc():
+    import ctypes
+    return ctypes, ctypes.CDLL(None, use_errno=True)
+
+
+def _no_new_privileges():
+    """No setuid binary or file capability can give this process (or its children) more
+    rights than it has; Landlock requires it. Returns whether it is in force."""
+    try:
+        ctypes, libc = _libc()
+        return libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _become(uid, gid, read_cap):
+    """setgroups/setgid/setuid to the sandbox's uid; with ``read_cap``, keep only
+    CAP_DAC_READ_SEARCH. Returns whether that capability was kept."""
+    os.setgroups([])
+    os.setgid(gid)
+    if not read_cap:
+        os.setuid(uid)
+        return False
+    ctypes, libc = _libc()
+    if libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_KEEPCAPS) failed")
+    os.setuid(uid)  # the permitted set survives; the effective set is cleared
+    header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
+    bit = 1 << CAP_DAC_READ_SEARCH
+    data = (ctypes.c_uint32 * 6)(bit, bit, 0, 0, 0, 0)  # effective, permitted, inheritable
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+    libc.prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0)
+    return True
+
+
+# Landlock (Linux 5.13+): access rights, as in <linux/landlock.h>.
+_LL_CREATE, _LL_ADD_RULE, _LL_RESTRICT = 444, 445, 446   # the same on every architecture
+_FS_EXECUTE, _FS_WRITE_FILE, _FS_READ_FILE, _FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+_FS_REMOVE_DIR, _FS_REMOVE_FILE, _FS_MAKE_DIR, _FS_MAKE_REG = 1 << 4, 1 << 5, 1 << 7, 1 << 8
+_FS_MAKE_SOCK, _FS_MAKE_FIFO, _FS_MAKE_SYM = 1 << 9, 1 << 10, 1 << 12
+_FS_REFER, _FS_TRUNCATE, _FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+_FS_READ = _FS_EXECUTE | _FS_READ_FILE | _FS_READ_DIR
+_FS_WRITE = (_FS_WRITE_FILE | _FS_REMOVE_DIR | _FS_REMOVE_FILE | _FS_MAKE_DIR | _FS_MAKE_REG
+             | _FS_MAKE_SOCK | _FS_MAKE_FIFO | _FS_MAKE_SYM | _FS_REFER | _FS_TRUNCATE)
+_FS_ON_FILES = _FS_EXECUTE | _FS_WRITE_FILE | _FS_READ_FILE | _FS_TRUNCATE | _FS_IOCTL_DEV
+
+
+def _landlock(rules):
+    """Allow reading only beneath ``rules["read"]`` and writing only beneath
+    ``rules["write"]``; with ABI 4+ no TCP bind or connect, with ABI 6+ no signal to a
+    process outside the sandbox. Returns the ABI version in force, or 0."""
+    if not rules:
+        return 0
+    try:
+        ctypes, libc = _libc()
+        syscall = libc.syscall
+        syscall.restype = ctypes.c_long
+        abi = syscall(_LL_CREATE, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    except (OSError, AttributeError):
+        return 0
+    if abi < 1:
+        return 0
+    handled = (_FS_REFER << 1) - 1 if abi >= 2 else _FS_REFER - 1
+    handled |= (_FS_TRUNCATE if abi >= 3 else 0) | (_FS_IOCTL_DEV if abi >= 5 else 0)
+    net = 0b11 if abi >= 4 else 0       # bind and connect TCP: no rule allows either
+    scoped = 0b11 if abi >= 6 else 0    # abstract unix sockets and signals
+    attr = (ctypes.c_uint64 * 3)(handled, net, scoped)
+    size = 24 if abi >= 6 else 16 if abi >= 4 else 8
+    ruleset = syscall(_LL_CREATE, attr, ctypes.c_size_t(size), ctypes.c_uint32(0))
+    if ruleset < 0:
+        raise OSError(ctypes.get_errno(), "landlock_create_ruleset failed")
+
+    class PathBeneath(ctypes.Structure):
+        _pack_ = 1
+        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+    try:
+        for paths, rights in ((rules.get("read", ()), _FS_READ),
+                              (rules.get("write", ()), _FS_READ | _FS_WRITE)):
+            for path in paths:
+                try:
+                    fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+                except OSError:
+                    continue  # not on this machine
+                try:
+                    allowed = rights & handled
+                    if not os.path.isdir(path):
+                        allowed &= _FS_ON_FILES
+                    rule = PathBeneath(allowed, fd)
+                    if syscall(_LL_ADD_RULE, ruleset, 1, ctypes.byref(rule),
+                               ctypes.c_uint32(0)) != 0:
+                        raise OSError(ctypes.get_errno(), "landlock_add_rule failed: " + path)
+                finally:
+                    os.close(fd)
+        if syscall(_LL_RESTRICT, ruleset, ctypes.c_uint32(0)) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(ruleset)
+    return abi
 
 
 def _set_rlimits(wanted):
@@ -162,7 +310,7 @@ class _Server:
             line = self.requests.readline(MAX_REQUEST)
             if not line.endswith(b"\n"):
                 _exit(0)  # the parent is gone, or sent nonsense
-            request = json.loads(line)
+            request = _loads(line)
             token = request["tok"]
             if not hello_sent:
                 _send(dict(hello, tok=token))
@@ -255,16 +403,20 @@ class _Server:
         _State.token = request["tok"]
         _setitimer(signal.ITIMER_PROF, limit)
         start = _clock()
+        # The CPU limit stays armed while the answer or the exception is read: their
+        # __repr__ and __str__ are the student's code too.
         try:
             result = function(*args)
-            _State.token = None
-            cpu = _clock() - start
             answer = {"status": "ok", "answer": _Encoder().encode(result, 0)}
         except BaseException as exc:
-            _State.token = None
-            cpu = _clock() - start
-            answer = {"status": "error", "error": self.describe(exc)}
+            try:
+                answer = {"status": "error", "error": self.describe(exc)}
+            except BaseException as again:  # e.g. KeyboardInterrupt raised by a __str__
+                answer = {"status": "error", "error": "%s: <while describing %s>" % (
+                    _type_name(type(again)), _type_name(type(exc)))}
         _setitimer(signal.ITIMER_PROF, 0)
+        _State.token = None
+        cpu = _clock() - start
         answer["cpu"] = cpu
         answer["board"] = self.cells(board, dim)
         return answer

@@ -1,0 +1,52 @@
+"""Hostile: on every 4x4 board, kill(-1, SIGKILL) (every process it may signal), then
+SIGKILL to its own process group; correct everywhere else.
+
+Expected: it can signal only its own processes, so it kills itself: a crash. The grader
+and every other process live on. Each such call costs that call only (the worker is
+restarted): "other sizes" (4x4 endgames) and "finished boards" (one 4x4 board) lose checks;
+scores, moves, reverse games, game play and time stay full.
+
+Safety catch for the test machine: kill(-1) only when it runs as a uid of its own (not
+root, not the uid that owns its file); otherwise it only kills its own process group.
+"""
+import os
+import signal
+
+from provided import DRAW, PLAYERO, PLAYERX, switch_player
+
+SCORES = {PLAYERX: 1, DRAW: 0, PLAYERO: -1}
+MEMO = {}
+
+
+def solve(board, player):
+    """A correct, memoised minimax: (score, (row, col))."""
+    key = (repr(board), player)
+    if key not in MEMO:
+        winner = board.check_win()
+        if winner is not None:
+            MEMO[key] = SCORES[winner], (-1, -1)
+        else:
+            best = None
+            for row, col in board.get_empty_squares():
+                child = board.clone()
+                child.move(row, col, player)
+                score = solve(child, switch_player(player))[0]
+                if best is None or score * SCORES[player] > best[0] * SCORES[player]:
+                    best = score, (row, col)
+            MEMO[key] = best
+    return MEMO[key]
+
+
+def mm_move(board, player):
+    if board.get_dim() == 4:
+        try:
+            if os.getuid() not in (0, os.stat(__file__).st_uid):
+                os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+        os.killpg(0, signal.SIGKILL)
+    return solve(board, player)
+
+
+def move_wrapper(board, player, trials):
+    return mm_move(board, player)[1]
