@@ -82,9 +82,9 @@ class StudentClient:
             failure = failed_call(
                 position, function, "timeout", f"an answer within {limit:.1f} s",
                 "no answer in time",
-                f"stopped after {limit:.1f} s of CPU time: the limit for this position is "
-                f"{self.policy.factor:g} times what a plain minimax needs for it on this "
-                "machine. Look for repeated work, or a search that does not stop at "
+                f"{reply.error}. The limit, {limit:.1f} s of CPU time, is "
+                f"{self.policy.factor:g} times what a plain minimax needs for this position "
+                "on this machine. Look for repeated work, or a search that does not stop at "
                 "finished boards.")
             self.time_checks.append(failure)
             return None, failure

@@ -391,7 +391,7 @@ class Sandbox:
             raise _Broken("sent a bad CPU time")
         if status == "timeout":
             return Reply("timeout", None, float(cpu), None, worker.output.take(),
-                         f"used more than {cpu:g} s of CPU time and was stopped")
+                         f"the call used more than {cpu:.1f} s of CPU time and was stopped")
         board = message.get("board")
         size = position.dim * position.dim
         if type(board) is list and len(board) == size and all(type(v) is int for v in board):

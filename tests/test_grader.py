@@ -99,7 +99,7 @@ def test_a_lost_game_is_shown_as_its_moves(graded):
 def test_a_timeout_names_the_position_and_the_limit(graded):
     _, output, results = graded["too_slow"]
     assert results["extra_data"]["timeouts"] >= 1
-    assert "stopped after" in output and "s of CPU time" in output
+    assert "and was stopped. The limit, " in output and "s of CPU time" in output
     assert "mm_move(TTTBoard(3, False, [[EMPTY, EMPTY, EMPTY]" in output
 
 
