@@ -21,22 +21,8 @@ A submission is done when ``DIR/results/ID.json`` exists and parses; nothing
 else is ever written there, so a half-finished or interrupted grading run is
 never taken for a result.
 
-Student ids (also in ``python -m grader batch --help``); an id keeps only
-letters, digits and ``. _ @ + -`` (other characters become ``_``)::
-
-    alice.py                                      alice
-    alice/  (a folder)                            alice
-    Full Name_12345_assignsubmission_file_/       12345   (Moodle, with its name)
-    Full Name_12345_assignsubmission_file_x.py    12345   (Moodle without folders)
-    lastfirst_12345_67890_mm_player.py            12345   (Canvas, with its name)
-    lastfirst_LATE_12345_67890_mm_player.py       12345   (Canvas, marked late)
-    submission_123456/                            123456  (Gradescope export)
-
-In a folder, or among the files of one Canvas or Moodle student: the only
-``.py`` file (searched in subfolders too), else the one named ``mm_player.py``
-(Canvas's ``mm_player-1.py`` counts). A zip is unpacked first; when its top
-level is a single folder (a zipped folder, a Gradescope export), that folder
-is the class.
+Student ids and which file of a folder is graded: ``HELP_EPILOG`` below (the
+same text as ``python -m grader batch --help``).
 """
 
 from __future__ import annotations

@@ -25,7 +25,6 @@ from grader.sandbox import Opaque
 from grader.solver import Solver
 from provided.board import DRAW, PLAYERO, PLAYERX, SCORES, STRMAP
 
-ASPECTS = ("score", "move", "board", "time")
 OUTCOME = {1: "X wins", 0: "a draw", -1: "O wins"}
 
 
@@ -122,19 +121,19 @@ def judge_answer(solver: Solver, position: Position, answer: Any,
     try:
         parsed = read_answer(answer)
     except BadAnswer as problem:
-        failure = _failure(position, function, "bad answer", _expected(solver, position),
+        failure = failed_call(position, function, "bad answer", _expected(solver, position),
                            received, str(problem))
         return Verdict(position, {"score": failure, "move": failure})
     failures: dict[str, Failure] = {}
     value = solver.value(position)
     if parsed.score != value:
-        failures["score"] = _failure(
+        failures["score"] = failed_call(
             position, function, "wrong score", f"score {value}", received,
             _why_value(solver, position, value))
     problem = _move_problem(solver, position, parsed.move, value)
     if problem is not None:
         category, why = problem
-        failures["move"] = _failure(position, function, category,
+        failures["move"] = failed_call(position, function, category,
                                     _expected_move(solver, position), received, why)
     return Verdict(position, failures, parsed.notes)
 
@@ -162,12 +161,7 @@ def _move_pair(move: Any) -> Move:
 
 def failed_call(position: Position, function: str, category: str, expected: str,
                 received: str, why: str) -> Failure:
-    """A failure for a call that gave no answer to judge (timeout, exception, crash)."""
-    return _failure(position, function, category, expected, received, why)
-
-
-def _failure(position: Position, function: str, category: str, expected: str,
-             received: str, why: str) -> Failure:
+    """The evidence of one failed check on ``function(position)``: call, board, why."""
     return Failure(category=category, call=position.call(function), expected=expected,
                    received=received, why=why, board=position.drawing())
 

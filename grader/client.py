@@ -11,7 +11,7 @@ run, whichever rubric item asks); the run's budget and counters live here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from grader.checks import Verdict, failed_call, judge_answer, judge_move
 from grader.position import Move, Position
@@ -28,8 +28,6 @@ class CallStats:
     calls: int = 0
     cpu_seconds: float = 0.0
     timeouts: int = 0
-    skipped: int = 0
-    slowest: list[tuple[float, str]] = field(default_factory=list)
 
 
 class StudentClient:
@@ -67,7 +65,6 @@ class StudentClient:
         """Call the student; on no usable answer, the failure that explains why."""
         limit = self.limit(position)
         if self.stats.cpu_seconds >= self.budget:
-            self.stats.skipped += 1
             return None, failed_call(
                 position, function, "not run", "an answer", "no call made",
                 f"the run's time budget ({self.budget:.0f} s of CPU time) was used up "
@@ -75,8 +72,6 @@ class StudentClient:
         reply = self.sandbox.call(function, position, cpu_limit=limit)
         self.stats.calls += 1
         self.stats.cpu_seconds += reply.cpu_seconds
-        self.stats.slowest.append((reply.cpu_seconds, position.call(function)))
-        self.stats.slowest = sorted(self.stats.slowest, reverse=True)[:5]
         if reply.status == "timeout":
             self.stats.timeouts += 1
             failure = failed_call(

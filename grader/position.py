@@ -14,7 +14,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 from provided.board import EMPTY, NAMES, PLAYERO, PLAYERX, STRMAP
 
@@ -55,10 +55,6 @@ class Position:
     def grid(self) -> list[list[int]]:
         dim = self.dim
         return [list(self.cells[r * dim:r * dim + dim]) for r in range(dim)]
-
-    def square(self, move: Move) -> int:
-        row, col = move
-        return self.cells[row * self.dim + col]
 
     def empty_squares(self) -> list[Move]:
         dim = self.dim
@@ -109,11 +105,3 @@ class Position:
             if r != dim - 1:
                 lines.append("   " + "+".join(["---"] * dim))
         return "\n".join(line.rstrip() for line in lines)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"dim": self.dim, "grid": self.grid, "player": self.player,
-                "reverse": self.reverse}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Position":
-        return cls.from_grid(data["grid"], data["player"], data["reverse"])
