@@ -391,11 +391,10 @@ def _copy_capped(bundle: zipfile.ZipFile, member: zipfile.ZipInfo, target: Path,
 class GradingOptions:
     """The options of ``python -m grader grade`` that every submission of a batch shares.
 
-    >>> GradingOptions(seed=7, visibility="categories").argv()
-    ['--seed', '7', '--visibility', 'categories']
+    >>> GradingOptions(exhaustive=True, visibility="categories").argv()
+    ['--exhaustive', '--visibility', 'categories']
     """
 
-    seed: int | None = None
     exhaustive: bool = False
     visibility: str = "full"
     config: Path | None = None
@@ -405,8 +404,7 @@ class GradingOptions:
     def from_args(cls, args: argparse.Namespace) -> "GradingOptions":
         """The options of a parsed command line (see ``cli.add_grading_options``)."""
         config = getattr(args, "config", None)
-        return cls(seed=getattr(args, "seed", None),
-                   exhaustive=bool(getattr(args, "exhaustive", False)),
+        return cls(exhaustive=bool(getattr(args, "exhaustive", False)),
                    visibility=getattr(args, "visibility", "full") or "full",
                    config=Path(config).resolve() if config else None,
                    checks=tuple(Path(check).resolve() for check in getattr(args, "checks", ())))
@@ -414,8 +412,6 @@ class GradingOptions:
     def argv(self) -> list[str]:
         """These options as arguments of ``python -m grader grade``."""
         argv: list[str] = []
-        if self.seed is not None:
-            argv += ["--seed", str(self.seed)]
         if self.exhaustive:
             argv.append("--exhaustive")
         if self.visibility != "full":

@@ -49,7 +49,7 @@ class Verdict:
     failures: Mapping[str, Failure] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
     cpu_seconds: float = 0.0
-    answered: bool = True     # False: timeout, exception or crash (nothing to judge)
+    answered: bool = True     # False: timeout, exception, crash or not run (nothing to judge)
 
     def ok(self, aspect: str) -> bool:
         return aspect not in self.failures
@@ -160,10 +160,12 @@ def _move_pair(move: Any) -> Move:
 
 
 def failed_call(position: Position, function: str, category: str, expected: str,
-                received: str, why: str) -> Failure:
-    """The evidence of one failed check on ``function(position)``: call, board, why."""
+                received: str, why: str, judged: bool = True) -> Failure:
+    """The evidence of one failed check on ``function(position)``: call, board, why.
+
+    ``judged=False``: the call gave no answer, so the check could not be judged."""
     return Failure(category=category, call=position.call(function), expected=expected,
-                   received=received, why=why, board=position.drawing())
+                   received=received, why=why, board=position.drawing(), judged=judged)
 
 
 def _expected(solver: Solver, position: Position) -> str:

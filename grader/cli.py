@@ -14,6 +14,7 @@ what was finished is still written).
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import traceback
@@ -45,8 +46,9 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_argument("--csv", type=Path, metavar="PATH",
                        help="also write a one-row gradebook CSV to PATH")
     grade.add_argument("--student-id", metavar="ID",
-                       help="the student's id: picks their hidden positions "
-                            "(default: the file name without .py)")
+                       help="the student's id, for the report's header and the CSV row "
+                            "(default: the file name without .py); every student is "
+                            "asked the same positions")
     grade.add_argument("--quiet", action="store_true", help="print only the score line")
     grade.set_defaults(func=grade_command)
     for module in (batch, gradescope, handout):
@@ -56,17 +58,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def add_grading_options(parser: argparse.ArgumentParser) -> None:
     """The options every grading command shares (grade, batch, gradescope)."""
-    parser.add_argument("--seed", type=int, metavar="N",
-                        help="draw the hidden positions from seed N instead of from the "
-                             "secret and the student id (reproduce a run exactly)")
     parser.add_argument("--exhaustive", action="store_true",
-                        help="check every reachable 3x3 position in both modes, not a sample")
+                        help="ask every reachable 3x3 position in both modes, not one per "
+                             "class of the board's 8 symmetries (about 2.4 times the "
+                             "student's CPU time, for the same verdicts on correct code)")
     parser.add_argument("--visibility", choices=["full", "categories"], default="full",
                         help="full: every failure with its call, board and why (default); "
                              "categories: only how many failures of each kind, for the time "
                              "before the deadline")
     parser.add_argument("--config", type=Path, metavar="PATH",
-                        help="a configuration file (rubric weights, time limits, secret); "
+                        help="a configuration file (rubric weights, time limits); "
                              "start from a copy of grader/default.cfg")
     parser.add_argument("--checks", type=Path, nargs="+", default=[], metavar="PATH",
                         help="more pytest files or folders with extra rubric items")
@@ -74,7 +75,7 @@ def add_grading_options(parser: argparse.ArgumentParser) -> None:
 
 def options_from(args: argparse.Namespace, student_id: str) -> engine.GradeOptions:
     config = engine.Config.load(args.config)
-    return engine.GradeOptions(student_id=student_id, seed=args.seed,
+    return engine.GradeOptions(student_id=student_id,
                                exhaustive=args.exhaustive, config=config,
                                checks=tuple(args.checks))
 
@@ -84,11 +85,12 @@ def grade_command(args: argparse.Namespace) -> int:
     options = options_from(args, student_id)
     result = engine.grade(args.submission, options)
     text = report.text_report(result, args.visibility, options.config.examples)
-    print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)
+    # Files first: a reader that stops early (| head) must not cost the results.
     if args.json:
         report.write_json_atomic(args.json, report.gradescope_results(result, args.visibility))
     if args.csv:
         report.write_csv(args.csv, [result])
+    print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)
     if result.grader_error is not None:
         return EXIT_INTERRUPTED if result.grader_error == engine.INTERRUPTED else EXIT_GRADER_FAILED
     return EXIT_OK
@@ -115,6 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("python -m grader: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
     except Exception:  # the grader's own bug: say so plainly, with the traceback
         traceback.print_exc()
         print("python -m grader: the grader itself failed (above); please report it",

@@ -2,8 +2,10 @@
 
 The hidden suite is made of pytest tests (``grader/suite``); this module runs
 them through pytest's own API with a small plugin that provides the fixtures
-(``student``, ``hidden``, ``solver``, ``seed``, ``record``), reads each test's
-``rubric`` marker, and turns what the tests recorded into a ``GradeResult``.
+(``student``, ``hidden``, ``solver``, ``record``), reads each test's ``rubric``
+marker, and turns what the tests recorded into a ``GradeResult``. The first
+test to ask for ``student`` has every hidden position asked first, in the
+pacing's order (``grader.pacing``); the tests then read cached verdicts.
 pytest-timeout stops a test that runs away, as a backstop.
 
     result = grade(Path("submission.py"), GradeOptions(student_id="alice"))
@@ -13,8 +15,10 @@ pytest-timeout stops a test that runs away, as a backstop.
 from __future__ import annotations
 
 import configparser
-import os
+import signal
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -22,11 +26,11 @@ from typing import Iterator
 import pytest
 
 from grader.client import StudentClient
-from grader.positions import HiddenPositions, hidden_positions, seed_for
+from grader.positions import HiddenPositions, hidden_positions
 from grader.results import Failure, GradeResult, ItemResult
 from grader.sandbox import LoadError, Sandbox
 from grader.solver import Solver
-from grader.timing import TimePolicy, calibrate
+from grader.timing import TimePolicy, TimingError
 
 SUITE = Path(__file__).parent / "suite"
 INTERRUPTED = "interrupted before the end: the report covers what was finished"
@@ -39,65 +43,61 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True)
 class Config:
-    """The rubric's weights, the time policy and the secret, read from an INI file."""
+    """The rubric's weights and the time policy, read from an INI file."""
 
     weights: dict[str, float]
     policy: TimePolicy = TimePolicy()
-    secret: str = ""
     examples: int = 3
 
     @classmethod
     def load(cls, path: Path | None = None) -> "Config":
-        """Read ``path`` (default: grader/default.cfg); TTT_GRADER_SECRET overrides the secret.
+        """Read ``path`` (default: grader/default.cfg).
 
         >>> sum(Config.load().weights.values())
         100.0
         """
         parser = configparser.ConfigParser()
         path = path or DEFAULT_CONFIG
+        defaults = TimePolicy()
         try:
             with open(path, encoding="utf-8") as file:
                 parser.read_file(file)
             weights = {name: parser.getfloat("rubric", name) for name in parser["rubric"]}
-            policy = TimePolicy(factor=parser.getfloat("time", "factor", fallback=10.0),
-                                floor=parser.getfloat("time", "floor", fallback=1.0),
-                                budget_searches=parser.getfloat("time", "budget searches",
-                                                                fallback=60.0))
-            secret = parser.get("grader", "secret", fallback="")
+            policy = TimePolicy(
+                factor=parser.getfloat("time", "factor", fallback=defaults.factor),
+                small=parser.getfloat("time", "small", fallback=defaults.small),
+                budget=parser.getfloat("time", "budget", fallback=defaults.budget))
             examples = parser.getint("grader", "examples", fallback=3)
-        except (OSError, configparser.Error, ValueError, KeyError) as problem:
+        except (OSError, configparser.Error, ValueError, KeyError, TimingError) as problem:
             raise ConfigError(f"cannot read the configuration {path}: {problem}") from None
-        return cls(weights, policy, os.environ.get("TTT_GRADER_SECRET", secret), examples)
+        return cls(weights, policy, examples)
 
 
 @dataclass(frozen=True)
 class GradeOptions:
     student_id: str = ""
-    seed: int | None = None           # None: derived from the secret and the student id
-    exhaustive: bool = False          # every reachable 3x3 position instead of a sample
+    exhaustive: bool = False          # every reachable 3x3 position, not one per symmetry class
     config: Config = field(default_factory=Config.load)
     checks: tuple[Path, ...] = ()     # more test files or folders (extra rubric items)
 
-    def run_seed(self) -> int:
-        return self.seed if self.seed is not None else seed_for(self.config.secret,
-                                                                 self.student_id)
-
 
 class Recorder:
-    """What one rubric test found: checks passed out of checks made, and the failures."""
+    """What one rubric test found: checks passed, failed, or not judged (no answer)."""
 
     def __init__(self) -> None:
         self.passed = 0
         self.total = 0
+        self.no_answer = 0
         self.failures: list[Failure] = []
         self.notes: list[str] = []
 
     def check(self, failure: Failure | None) -> bool:
-        """Count one check; ``None`` means it passed."""
+        """Count one check: ``None`` passed; a failure with ``judged=False`` had no answer."""
         self.total += 1
         if failure is None:
             self.passed += 1
         else:
+            self.no_answer += not failure.judged
             self.failures.append(failure)
         return failure is None
 
@@ -110,11 +110,11 @@ class Recorder:
 class GradingPlugin:
     """The pytest plugin that connects the hidden suite to one submission."""
 
-    def __init__(self, client: StudentClient, hidden: HiddenPositions, seed: int) -> None:
+    def __init__(self, client: StudentClient, hidden: HiddenPositions) -> None:
         # Underscored: the fixtures below take the plain names.
         self._client = client
         self._hidden = hidden
-        self._seed = seed
+        self._planned = False
         self.records: dict[str, Recorder] = {}
         self.order: list[str] = []
         self.item_names: dict[str, str] = {}   # test node id -> rubric item
@@ -143,6 +143,9 @@ class GradingPlugin:
 
     @pytest.fixture(scope="session")
     def student(self) -> StudentClient:
+        if not self._planned:  # every hidden position first, tier by tier (grader.pacing)
+            self._planned = True
+            self._client.run_plan()
         return self._client
 
     @pytest.fixture(scope="session")
@@ -152,10 +155,6 @@ class GradingPlugin:
     @pytest.fixture(scope="session")
     def solver(self) -> Solver:
         return self._client.solver
-
-    @pytest.fixture(scope="session")
-    def seed(self) -> int:
-        return self._seed
 
     @pytest.fixture
     def record(self, request: pytest.FixtureRequest) -> Iterator[Recorder]:
@@ -173,18 +172,16 @@ def _rubric(item: pytest.Item) -> tuple[str, bool]:
 def grade(submission: Path, options: GradeOptions) -> GradeResult:
     """Grade one submission file; always returns a result (a failed load scores 0)."""
     started = time.perf_counter()
-    seed = options.run_seed()
     weights = options.config.weights
-    base = dict(submission=str(submission), student_id=options.student_id, seed=seed)
+    policy = options.config.policy
+    base = dict(submission=str(submission), student_id=options.student_id)
     sandbox = Sandbox(submission)
     try:
         nothing = tuple(ItemResult(name, points) for name, points in weights.items())
         try:
             sandbox.start()
-            seconds_per_node = calibrate(repeats=2)
-            solver = Solver()
-            client = StudentClient(sandbox, solver, options.config.policy, seconds_per_node)
-            hidden = hidden_positions(seed, exhaustive=options.exhaustive)
+            hidden = hidden_positions(exhaustive=options.exhaustive)
+            client = StudentClient(sandbox, Solver(), policy, planned=hidden.all())
         except LoadError as problem:
             return GradeResult(**base, items=nothing, load_error=problem.message,
                                load_kind=problem.kind, isolation=sandbox.isolation,
@@ -193,11 +190,13 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
             return GradeResult(**base, items=nothing, load_output=sandbox.load_output,
                                isolation=sandbox.isolation, grader_error=INTERRUPTED,
                                wall_seconds=time.perf_counter() - started)
-        plugin = GradingPlugin(client, hidden, seed)
-        exit_code = _run_pytest(plugin, options, client.budget)
+        plugin = GradingPlugin(client, hidden)
+        assert sandbox.calibration is not None  # a started sandbox has timed the reference
+        with _deferred_interrupts(sandbox):
+            exit_code = _run_pytest(plugin, options, policy.budget_seconds(sandbox.calibration))
         items = _items(plugin, weights)
         grader_error = None
-        if exit_code == pytest.ExitCode.INTERRUPTED:
+        if exit_code == pytest.ExitCode.INTERRUPTED or client.interrupted:
             grader_error = INTERRUPTED
         elif exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or plugin.errors:
             grader_error = "; ".join(f"{where}: {_last_line(text)}"
@@ -209,18 +208,50 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
             wall_seconds=round(time.perf_counter() - started, 3),
             calls=client.stats.calls, timeouts=client.stats.timeouts,
             restarts=sandbox.restarts, isolation=sandbox.isolation,
-            calibration={"seconds_per_node": seconds_per_node,
-                         "budget_seconds": round(client.budget, 1),
-                         "factor": options.config.policy.factor,
-                         "floor_seconds": options.config.policy.floor},
+            timing=_timing(client, sandbox), not_run=client.stats.not_run,
+            too_slow=tuple(tier.describe() for tier in client.pacing.too_slow
+                           if tier.function == "mm_move"),
             grader_error=grader_error)
     finally:
         sandbox.close()
 
 
+@contextmanager
+def _deferred_interrupts(sandbox: Sandbox) -> Iterator[None]:
+    """Ctrl-C and SIGTERM stop the student's call (within a poll), not the grader wherever
+    it happens to be: every call after that is not made, and the report covers what was
+    done. (Only the main thread may set signal handlers; elsewhere they stay as they are.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.getsignal(signum) for signum in signals}
+    for signum in signals:
+        signal.signal(signum, lambda *_: sandbox.interrupt())
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _timing(client: StudentClient, sandbox: Sandbox) -> dict:
+    """How the limits were set and what the budget paid, for the report and extra_data."""
+    policy, calibration = client.policy, sandbox.calibration
+    data: dict = {"factor": policy.factor, "small": policy.small, "budget": policy.budget,
+                  "budget_spent": round(client.pacing.spent, 3),
+                  "budget_exhausted": client.stats.not_run > 0,
+                  "calibrations": sandbox.calibrations, "retries": client.stats.retries,
+                  "presumed_too_slow": client.stats.presumed}
+    if calibration is not None:
+        data.update(calibration.to_json())
+        data["budget_seconds"] = round(policy.budget_seconds(calibration), 2)
+    return data
+
+
 def _run_pytest(plugin: GradingPlugin, options: GradeOptions, budget: float) -> int:
     # The backstop is for the grader's own bugs: the budget stops slow students first.
-    backstop = int(budget * 2 + 300)
+    backstop = int(budget * 3 + 300)
     args = [str(SUITE), *map(str, options.checks),
             "-c", str(SUITE / "pytest.ini"), "--rootdir", str(SUITE),
             "--import-mode=importlib", "-p", "no:cacheprovider", "-p", "no:terminal",
@@ -242,7 +273,8 @@ def _items(plugin: GradingPlugin, weights: dict[str, float]) -> tuple[ItemResult
             items.append(ItemResult(name, weights.get(name, 0.0), error=error))
             continue
         items.append(ItemResult(name, weights.get(name, 0.0), record.passed, record.total,
-                                tuple(record.failures), tuple(record.notes), error))
+                                tuple(record.failures), tuple(record.notes), error,
+                                record.no_answer))
     return tuple(items)
 
 

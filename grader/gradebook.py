@@ -26,7 +26,8 @@ from typing import Any, Iterable, Sequence
 
 from grader import report
 
-EXTRA_COLUMNS = ["late", "name", "source"]   # after report.csv_header's columns
+EXTRA_COLUMNS = ["late", "name", "source", "no_answer"]   # after report.csv_header's columns
+NO_ANSWER = "no answer"
 NOT_GRADED = "not graded"
 SLOWEST = 10
 
@@ -39,6 +40,12 @@ class ItemScore:
     score: float
     max_score: float
     passed: bool
+    state: str = ""   # "passed", "failed", or "no answer": no check failed, some got no answer
+
+    @property
+    def unanswered(self) -> bool:
+        """Lost points only because calls gave no answer (not because anything was wrong)."""
+        return self.state == NO_ANSWER
 
 
 @dataclass(frozen=True)
@@ -74,13 +81,13 @@ def row_from_results(student_id: str, data: dict[str, Any], name: str = "",
     >>> data = {"score": 15.0, "tests": [{"name": "scores", "score": 15.0,
     ...         "max_score": 20.0, "status": "failed"}], "extra_data": {}}
     >>> row_from_results("alice", data).items[0]
-    ItemScore(name='scores', score=15.0, max_score=20.0, passed=False)
+    ItemScore(name='scores', score=15.0, max_score=20.0, passed=False, state='failed')
     """
     tests = [test for test in data.get("tests", []) if isinstance(test, dict)]
     items = tuple(ItemScore(str(test.get("name", f"test {number}")),
                             _number(test.get("score")) or 0.0,
                             _number(test.get("max_score")) or 0.0,
-                            test.get("status") == "passed")
+                            test.get("status") == "passed", _state(test))
                   for number, test in enumerate(tests, 1))
     extra: dict[str, Any] = data.get("extra_data") or {}
     if not isinstance(extra, dict):
@@ -99,6 +106,14 @@ def row_from_results(student_id: str, data: dict[str, Any], name: str = "",
                _number(extra.get("student_cpu_seconds")),
                wall if wall is not None else _number(data.get("execution_time")),
                name, late, source)
+
+
+def _state(test: dict[str, Any]) -> str:
+    extra = test.get("extra_data")
+    state = extra.get("state") if isinstance(extra, dict) else None
+    if state in ("passed", "failed", NO_ANSWER):
+        return state
+    return "passed" if test.get("status") == "passed" else "failed"
 
 
 def not_graded_row(student_id: str, reason: str, name: str = "", late: bool = False,
@@ -131,11 +146,12 @@ def item_names(rows: Iterable[Row]) -> list[str]:
 
 
 def gradebook_columns(names: Sequence[str]) -> list[str]:
-    """``grade --csv``'s columns (report.csv_header), then late, name and source.
+    """``grade --csv``'s columns (report.csv_header), then late, name, source, and the
+    items on which no call gave an answer (nothing judged, no points: "no_answer").
 
     >>> gradebook_columns(["scores"])
     ['student_id', 'score', 'max_score', 'scores', 'status', 'cpu_seconds', 'wall_seconds', \
-'late', 'name', 'source']
+'late', 'name', 'source', 'no_answer']
     """
     for name in names:
         if name in EXTRA_COLUMNS:
@@ -161,6 +177,7 @@ def gradebook_csv(rows: Sequence[Row]) -> str:
             "late": "late" if row.late else "",
             "name": row.name,
             "source": row.source,
+            "no_answer": "; ".join(item.name for item in row.items if item.unanswered),
         }
         for item in row.items:
             line[item.name] = _cell(item.score)
@@ -193,6 +210,7 @@ class ClassStats:
     scores: tuple[float, ...]
     max_score: float
     item_failures: dict[str, tuple[int, int]]   # item -> (failed, out of)
+    item_no_answer: dict[str, int]              # item -> submissions with no answer on it
     item_means: dict[str, tuple[float, float]]  # item -> (mean score, max score)
 
     @classmethod
@@ -200,10 +218,13 @@ class ClassStats:
         graded = [row for row in rows if row.score is not None]
         ran = [row for row in graded if row.ran]
         failures: dict[str, tuple[int, int]] = {}
+        no_answer: dict[str, int] = {}
         means: dict[str, tuple[float, float]] = {}
         for name in item_names(ran):
             items = [item for row in ran for item in row.items if item.name == name]
-            failures[name] = (sum(not item.passed for item in items), len(items))
+            failures[name] = (sum(not item.passed and not item.unanswered for item in items),
+                              len(items))
+            no_answer[name] = sum(item.unanswered for item in items)
             means[name] = (statistics.fmean(item.score for item in items),
                            max(item.max_score for item in items))
         max_score = max((row.max_score or 0.0 for row in graded), default=0.0)
@@ -215,7 +236,8 @@ class ClassStats:
                                     if row.score is None).most_common()),
             grader_errors=sum(row.status == "grader error" for row in rows),
             scores=tuple(row.score or 0.0 for row in graded),
-            max_score=max_score, item_failures=failures, item_means=means)
+            max_score=max_score, item_failures=failures, item_no_answer=no_answer,
+            item_means=means)
 
 
 def _reason_kind(status: str) -> str:
@@ -311,6 +333,7 @@ table { border-collapse: collapse; margin-top: .5em; font-size: 14px; }
 th, td { border-bottom: 1px solid #e4e7ee; padding: .3em .6em; text-align: left; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.ok { background: #e7f6ec; } td.bad { background: #fdeaea; } td.none { color: #999; }
+td.quiet { background: #f1f1f1; color: #666; }
 svg .bar { fill: #4c78a8; } svg .fail { fill: #e45756; } svg .track { fill: #eef0f4; }
 svg .axis { stroke: #889; } svg text { font: 12px system-ui, sans-serif; fill: #334; }
 svg .count, svg .tick, svg .label { text-anchor: middle; } svg .name { text-anchor: end; }
@@ -368,11 +391,15 @@ def _cards(stats: ClassStats) -> list[str]:
 
 def _items_table(stats: ClassStats) -> list[str]:
     lines = ['<table><tr><th>item</th><th class="num">failed</th>'
-             '<th class="num">mean score</th></tr>']
+             f'<th class="num">{NO_ANSWER}</th><th class="num">mean score</th></tr>']
     for name, (failed, total) in stats.item_failures.items():
         mean, top = stats.item_means[name]
         lines.append(f'<tr><td>{_e(name)}</td><td class="num">{failed} / {total}</td>'
+                     f'<td class="num">{stats.item_no_answer.get(name, 0)} / {total}</td>'
                      f'<td class="num">{mean:.1f} / {top:g}</td></tr>')
+    lines.append('<tr><td colspan="4" class="muted">failed: something was judged wrong; '
+                 f'{NO_ANSWER}: nothing failed, but calls raised, crashed or ran out of time, '
+                 'so nothing could be judged (no points either way)</td></tr>')
     lines.append("</table>")
     return lines
 
@@ -427,8 +454,9 @@ def _all_rows_section(rows: Sequence[Row]) -> list[str]:
             if item is None or not row.ran:
                 tds.append('<td class="num none">–</td>')
             else:
-                css = "ok" if item.passed else "bad"
-                tds.append(f'<td class="num {css}">{item.score:g}</td>')
+                css = "ok" if item.passed else "quiet" if item.unanswered else "bad"
+                title = f' title="{NO_ANSWER}"' if item.unanswered else ""
+                tds.append(f'<td class="num {css}"{title}>{item.score:g}</td>')
         late = " (late)" if row.late else ""
         lines.append(f"<tr><td>{_e(row.student_id)}</td><td>{_e(row.name)}{late}</td>"
                      f'<td class="num">{_cell(row.score)}</td>{"".join(tds)}'

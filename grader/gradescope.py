@@ -1,12 +1,12 @@
 """Gradescope: build the autograder zip, and run it inside Gradescope's container.
 
-    python -m grader gradescope build autograder.zip --config secret.cfg
+    python -m grader gradescope build autograder.zip --config course.cfg
     python -m grader gradescope run --root /autograder      # what run_autograder does
 
 The zip follows Gradescope's autograder specifications: ``setup.sh`` and
 ``run_autograder`` at its root, next to this project's source (``provided``,
 ``student``, ``grader``, ``setup.cfg``, ``pyproject.toml``, ``README.md``;
-never ``tests`` or results), the instructor's configuration (with its secret)
+never ``tests`` or results), the instructor's configuration
 as ``grader_config.cfg``, extra checks under ``extra_checks/``, and
 ``autograder.json``: the grading options chosen at build time.
 
@@ -88,7 +88,7 @@ def build_autograder(out: Path, options: GradingOptions = GradingOptions(),
                      home: Path = GRADER_HOME, timeout: float = DEFAULT_TIMEOUT) -> list[str]:
     """Write the autograder zip to ``out``; return the names in it.
 
-    ``options`` are baked in: the configuration file (with its secret) is
+    ``options`` are baked in: the configuration file is
     copied in as ``grader_config.cfg``, the extra checks under ``extra_checks/``.
     A grading run longer than ``timeout`` wall seconds is stopped and scores 0
     with a message (better than Gradescope's own timeout, which shows nothing).
@@ -159,7 +159,7 @@ def _write_zip(out: Path, entries: list[tuple[str, bytes, int]]) -> None:
                 info.external_attr = mode
                 info.compress_type = zipfile.ZIP_DEFLATED
                 bundle.writestr(info, data)
-        os.chmod(handle.name, 0o600)      # it may hold the secret
+        os.chmod(handle.name, 0o600)      # the autograder is the instructor's alone
         os.replace(handle.name, out)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)
@@ -234,7 +234,7 @@ def _baked_options(source: Path) -> tuple[GradingOptions, float]:
     parser = argparse.ArgumentParser(add_help=False)
     _add_options(parser)
     args, _ = parser.parse_known_args(argv)
-    options = GradingOptions(seed=args.seed, exhaustive=args.exhaustive,
+    options = GradingOptions(exhaustive=args.exhaustive,
                              visibility=args.visibility)
     if args.config:
         options = replace(options, config=(source / args.config).resolve())
@@ -243,7 +243,6 @@ def _baked_options(source: Path) -> tuple[GradingOptions, float]:
 
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--seed", type=int)
     parser.add_argument("--exhaustive", action="store_true")
     parser.add_argument("--visibility", default="full")
     parser.add_argument("--config")
@@ -298,14 +297,14 @@ def _load(text: str | None) -> dict[str, Any] | None:
 BUILD_EPILOG = """\
 The zip holds setup.sh and run_autograder (at its root, as Gradescope wants), the
 project's source (provided/, student/, grader/, setup.cfg, pyproject.toml,
-README.md; never tests/), your --config as grader_config.cfg (with its secret:
-keep the zip private), your --checks, and the grading options in autograder.json.
+README.md; never tests/), your --config as grader_config.cfg, your --checks, and
+the grading options in autograder.json.
 Upload it under Configure Autograder, base image Ubuntu 22.04 or newer, and give
 the assignment as many autograder points as the rubric (100 by default).
 
 examples:
-  python -m grader gradescope build autograder.zip --config secret.cfg
-  python -m grader gradescope build autograder.zip --config secret.cfg --visibility categories
+  python -m grader gradescope build autograder.zip --config course.cfg
+  python -m grader gradescope build autograder.zip --config course.cfg --visibility categories
 """
 
 RUN_EPILOG = """\
@@ -363,9 +362,8 @@ def build_command(args: argparse.Namespace) -> int:
     except (BuildError, OSError) as problem:
         print(f"python -m grader gradescope build: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    secret = " (with your configuration and its secret: keep it private)" \
-        if CONFIG_NAME in names else ""
-    print(f"wrote {args.out}: {len(names)} files{secret}")
+    configured = " (with your configuration)" if CONFIG_NAME in names else ""
+    print(f"wrote {args.out}: {len(names)} files{configured}; keep it private: it is the grader")
     print("upload it to Gradescope: Configure Autograder > Zip file upload")
     return EXIT_OK
 

@@ -1,11 +1,13 @@
 """Whole games through the student's ``move_wrapper``.
 
 The grader drives every game itself, asking the sandboxed ``move_wrapper`` at
-the student's turns and the opponent (the solver, a seeded random player, or
-every possible reply in turn) at the others. A game the student loses comes
-back as a ``Failure`` listing its moves.
+the student's turns and the opponent (the solver, a random player with a fixed
+seed, or every possible reply in turn) at the others. Every opponent is the same
+for every student and every run. A game the student loses comes back as a
+``Failure`` listing its moves; a game that stopped because ``move_wrapper`` gave
+no answer comes back as a failure that was not judged (``judged=False``).
 
-    failure = self_play(client, reverse=False)        # None: the game was a draw
+    failure = play(client, None, None, reverse=False, title="self-play")  # None: a draw
     lost, walked = every_reply(client, PLAYERO, reverse=True)
 """
 
@@ -23,13 +25,13 @@ Opponent = Callable[[Position], Move]
 RESULT = {PLAYERX: "X wins", PLAYERO: "O wins", DRAW: "a draw"}
 
 
-def perfect_opponent(client: StudentClient, seed: int) -> Opponent:
-    """An opponent that always plays one of the solver's best moves (seeded choice)."""
-    rng = random.Random(seed)
-    return lambda position: rng.choice(sorted(client.solver.best_moves(position)))
+def perfect_opponent(client: StudentClient) -> Opponent:
+    """An opponent that always plays the first of the solver's best moves (square order)."""
+    return lambda position: min(client.solver.best_moves(position))
 
 
 def random_opponent(seed: int) -> Opponent:
+    """Random moves from a fixed seed: the same game for every student, on every run."""
     rng = random.Random(seed)
     return lambda position: rng.choice(position.empty_squares())
 
@@ -47,7 +49,8 @@ def play(client: StudentClient, student: int, opponent: Opponent | None, reverse
             move, failure = client.move_wrapper(position)
             if failure is not None:
                 return _game_failure(title, moves, failure.category, failure.received,
-                                     f"in this game, {failure.why}", position)
+                                     f"in this game, {failure.why}", position,
+                                     judged=failure.judged)
         else:
             move = opponent(position)
         moves.append(move)
@@ -65,12 +68,14 @@ def every_reply(client: StudentClient, student: int, reverse: bool,
                 examples: int = 1) -> tuple[list[Failure], int]:
     """Walk every opponent reply on 3x3: the student must never lose to ANY opponent.
 
-    Returns the lost games (at most ``examples`` shown as failures, the rest
-    counted in the first one's text) and the number of games walked.
+    Returns the failed games (at most ``examples``, the rest counted in the text of the
+    first lost one) and the number of games walked. Judged failures (a lost game, an
+    illegal move) come first; a game where ``move_wrapper`` gave no answer comes after.
     """
     lost: list[list[Move]] = []
-    failures: list[Failure] = []
+    stopped: list[Failure] = []
     games = 0
+    title = _side_title(student, reverse, "against every reply")
     stack: list[tuple[Position, list[Move]]] = [(Position.empty(3, reverse=reverse), [])]
     while stack:
         position, moves = stack.pop()
@@ -83,24 +88,25 @@ def every_reply(client: StudentClient, student: int, reverse: bool,
         if position.player == student:
             move, failure = client.move_wrapper(position)
             if failure is not None:
-                if len(failures) < examples:
-                    failures.append(_game_failure(
-                        _side_title(student, reverse, "against every reply"), moves,
-                        failure.category, failure.received, failure.why, position))
+                if len(stopped) < examples:
+                    stopped.append(_game_failure(
+                        title, moves, failure.category, failure.received, failure.why,
+                        position, judged=failure.judged))
                 games += 1
                 continue
             stack.append((position.play(move), moves + [move]))
         else:
             for move in reversed(position.empty_squares()):
                 stack.append((position.play(move), moves + [move]))
-    for moves in lost[:max(0, examples - len(failures))]:
+    failures = []
+    for moves in lost[:examples]:
         final = _replay(moves, reverse)
         failures.append(_game_failure(
-            _side_title(student, reverse, "against every reply"), moves, "lost game",
-            RESULT[client.solver.winner(final)],
+            title, moves, "lost game", RESULT[client.solver.winner(final)],
             f"{len(lost)} of the {games} games against every possible opponent were lost; "
             "this is one of them" + _cause(client, moves, reverse, student), final))
-    return failures, games
+    failures += sorted(stopped, key=lambda failure: not failure.judged)
+    return failures[:examples], games
 
 
 def _side_title(student: int, reverse: bool, what: str) -> str:
@@ -137,8 +143,9 @@ def _value_words(value: int) -> str:
 
 
 def _game_failure(title: str, moves: list[Move], category: str, received: str, why: str,
-                  position: Position) -> Failure:
+                  position: Position, judged: bool = True) -> Failure:
     """A failed game: its moves in order (X first), and the board where it ended."""
     shown = tuple(f"{'XO'[i % 2]} {move}" for i, move in enumerate(moves))
     return Failure(category=category, call=f"game: {title}", expected="no loss",
-                   received=received, why=why, board=position.drawing(), moves=shown)
+                   received=received, why=why, board=position.drawing(), moves=shown,
+                   judged=judged)

@@ -14,12 +14,26 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Sequence
 
 from provided.board import EMPTY, NAMES, PLAYERO, PLAYERX, STRMAP
 
 Move = tuple[int, int]
 NO_MOVE: Move = (-1, -1)
+
+
+@lru_cache(maxsize=None)
+def symmetries(dim: int) -> tuple[tuple[int, ...], ...]:
+    """For each of the square's 8 symmetries, the source cell of every cell of the image."""
+    last = dim - 1
+    maps = (lambda r, c: (r, c), lambda r, c: (c, last - r),
+            lambda r, c: (last - r, last - c), lambda r, c: (last - c, r),
+            lambda r, c: (r, last - c), lambda r, c: (last - r, c),
+            lambda r, c: (c, r), lambda r, c: (last - c, last - r))
+    return tuple(tuple(row * dim + col for row, col in
+                       (where(*divmod(index, dim)) for index in range(dim * dim)))
+                 for where in maps)
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,22 @@ class Position:
 
     def with_player(self, player: int) -> "Position":
         return Position(self.dim, self.cells, player, self.reverse)
+
+    def implied_player(self) -> int:
+        """Who is to move in a game from the empty board: X when the counts are equal."""
+        xs, os_ = self.cells.count(PLAYERX), self.cells.count(PLAYERO)
+        return PLAYERX if xs <= os_ else PLAYERO
+
+    def images(self) -> tuple["Position", ...]:
+        """The 8 images of this position under the square's rotations and reflections
+        (the same player to move, the same mode; some may be equal).
+
+        >>> len(set(Position.from_grid([[2, 1, 1], [1, 1, 1], [1, 1, 1]], PLAYERO).images()))
+        4
+        """
+        cells = self.cells
+        return tuple(Position(self.dim, tuple(cells[i] for i in source), self.player,
+                              self.reverse) for source in symmetries(self.dim))
 
     def board_call(self) -> str:
         """The board as a ``TTTBoard(...)`` call a student can paste."""

@@ -12,7 +12,7 @@ Two visibilities:
   category they had, so the hidden positions stay hidden. Scores are still shown.
 
 >>> from grader.results import GradeResult, ItemResult
->>> result = GradeResult("s.py", "s", seed=1, items=(ItemResult("scores", 20.0, 20, 20),))
+>>> result = GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 20, 20),))
 >>> print(text_report(result).splitlines()[2])
 Score: 20 / 20
 >>> gradescope_results(result)["tests"][0]["status"]
@@ -28,10 +28,11 @@ import math
 import os
 import tempfile
 from collections.abc import Iterable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from grader.results import Failure, GradeResult, ItemResult
+from grader.results import NO_ANSWER, Failure, GradeResult, ItemResult
 
 VISIBILITIES = ("full", "categories")
 
@@ -42,6 +43,7 @@ CSV_FIXED = ["student_id", "score", "max_score"]
 CSV_TRAILING = ["status", "cpu_seconds", "wall_seconds"]
 
 _HIDDEN_NOTE = "(the failing positions are shown after the deadline)"
+EXTRA_FAILURES = 50        # failures of each item kept in full in results.json's extra_data
 _LOAD_OUTPUT_LIMIT = 2000   # characters of what the submission printed on import
 
 
@@ -61,7 +63,13 @@ def _num(value: float) -> str:
 
 
 def _pts(value: float) -> str:
-    """Points in the course grader's style: 25.0, 2.5, 0.33."""
+    """Points in the course grader's style: 25.0, 2.5, 0.33 (and <0.01, not 0.0).
+
+    >>> _pts(25), _pts(0.333), _pts(0.004)
+    ('25.0', '0.33', '<0.01')
+    """
+    if 0 < value < 0.005:
+        return "<0.01"
     value = round(value, 2)
     return f"{value:.1f}" if round(value, 1) == value else f"{value:.2f}"
 
@@ -88,6 +96,18 @@ def _item_passed(result: GradeResult, item: ItemResult) -> bool:
     # Stricter than ItemResult.status: an item that checked nothing has not passed.
     return (result.load_error is None and item.error is None
             and item.total > 0 and item.passed == item.total)
+
+
+def item_state(result: GradeResult, item: ItemResult) -> str:
+    """"passed", "failed", "no answer" (no check failed, some got no answer) or "not run"."""
+    if result.load_error is not None:
+        return "not run"
+    return item.status
+
+
+def _judged_first(failures: Iterable[Failure]) -> list[Failure]:
+    """Judged failures first (what the student got wrong), then the calls with no answer."""
+    return sorted(failures, key=lambda failure: not failure.judged)
 
 
 def category_counts(failures: Iterable[Failure]) -> dict[str, int]:
@@ -121,6 +141,8 @@ def failure_line(failure: Failure) -> str:
 def _failure_block(failure: Failure) -> list[str]:
     # The call starts at column 0 so that it pastes into a Python prompt as it is.
     lines = [failure_line(failure)]
+    if not failure.judged:
+        lines.append(f"  ({NO_ANSWER}: this check could not be judged and earns no points)")
     if failure.board:
         lines += _indent(failure.board, 4)
     if failure.why:
@@ -148,7 +170,13 @@ def _summary_line(result: GradeResult, item: ItemResult) -> str:
         return f"{lost}: not checked, the grader failed on this item"
     if item.total == 0:
         return f"{lost}: nothing was checked"
-    return f"{lost}: {item.total - item.passed} of {item.total} checks failed"
+    unjudged = _counts_text(category_counts(f for f in item.failures if not f.judged))
+    if item.failed == 0:
+        return f"{lost}: {NO_ANSWER} on {item.no_answer} of {item.total} checks ({unjudged})"
+    line = f"{lost}: {item.failed} of {item.total} checks failed"
+    if item.no_answer:
+        line += f"; {NO_ANSWER} on {item.no_answer} more ({unjudged})"
+    return line
 
 
 def item_report(result: GradeResult, item: ItemResult,
@@ -156,7 +184,7 @@ def item_report(result: GradeResult, item: ItemResult,
     """One rubric item's part of the report (also a Gradescope test's output).
 
     >>> item = ItemResult("board untouched", 5.0, passed=8, total=8)
-    >>> print(item_report(GradeResult("s.py", "s", 1, items=(item,)), item))
+    >>> print(item_report(GradeResult("s.py", "s", items=(item,)), item))
     [ok] board untouched (5.0 / 5.0)
     """
     _check_options(visibility, examples)
@@ -172,13 +200,16 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
         lines.append("The grader itself failed on this item; this is not your fault, "
                      "and the instructor should report it.")
         lines.append(f"  grader error: {item.error}")
-    failures = item.failures
+    failures = _judged_first(item.failures)
     if visibility == "categories":
         if failures:
             lines.append(f"{item.name}: {_counts_text(category_counts(failures))}")
             lines.append(_HIDDEN_NOTE)
         # Notes may name positions too, so they wait for the deadline as well.
         return lines
+    if item.failed == 0:
+        # Nothing judged: one call with no answer says why; the rest are alike.
+        examples = min(examples, 1)
     for failure in failures[:examples]:
         lines.append("")
         lines += _failure_block(failure)
@@ -204,6 +235,11 @@ def _header(result: GradeResult) -> list[str]:
             "This is not the student's fault; instructor, please report it with this output.",
             f"  {result.grader_error}",
         ]
+    answered = sum(item.passed + item.failed for item in result.items)
+    unanswered = [f for item in result.items for f in item.failures if not f.judged]
+    if result.load_error is None and result.items and not answered and unanswered:
+        lines += ["", "No call gave an answer, so nothing could be judged (score 0). The "
+                  f"first: {unanswered[0].received}"]
     if result.load_error is not None:
         kind = f" ({result.load_kind})" if result.load_kind else ""
         lines += ["", f"Your submission could not be run{kind}, so nothing was graded (score 0).",
@@ -227,10 +263,29 @@ def _footer(result: GradeResult, visibility: str) -> list[str]:
     lines = [
         f"student code: {result.student_cpu_seconds:.2f} s CPU, "
         f"{result.wall_seconds:.2f} s wall, {counts}",
-        f"isolation: {isolation}",
     ]
-    if visibility == "full":
-        lines.append(f"seed: {result.seed}")
+    lines += _timing_lines(result)
+    lines.append(f"isolation: {isolation}")
+    return lines
+
+
+def _timing_lines(result: GradeResult) -> list[str]:
+    """How the limits were set on this run, and what was not asked or not made."""
+    timing = result.timing
+    lines = []
+    if "reference_empty_board_seconds" in timing:
+        reference = timing["reference_empty_board_seconds"]
+        lines.append(
+            f"time limits: {timing['factor']:g} x a plain minimax on a course-style board "
+            f"(it needs {reference:.2f} s for the empty 3x3 board here) for the hardest "
+            f"position with as many empty squares ({timing['small'] * reference:.2f} s on small "
+            f"positions); budget {timing['budget']:g} such searches ({timing['budget_seconds']:.0f} s), "
+            f"{timing['budget_spent']:.1f} used")
+    if result.too_slow:
+        lines.append("too slow (not asked beyond): " + "; ".join(result.too_slow))
+    if result.not_run:
+        lines.append(f"the time budget ran out: {_plural(result.not_run, 'call')} not made "
+                     f"({NO_ANSWER})")
     return lines
 
 
@@ -255,7 +310,7 @@ def text_report(result: GradeResult, visibility: str = "full", examples: int = 3
     item in detail (see :func:`item_report`), then what the student's code cost.
 
     >>> from grader.results import GradeResult, ItemResult
-    >>> r = GradeResult("s.py", "s", 1, items=(ItemResult("scores", 20.0, 3, 4),))
+    >>> r = GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 3, 4),))
     >>> "[-5.0 pts] scores: 1 of 4 checks failed" in text_report(r)
     True
     """
@@ -294,10 +349,16 @@ def _extra_data(result: GradeResult, visibility: str) -> dict[str, Any]:
     for item, item_data in zip(result.items, data["items"]):
         item_data["score"] = _item_score(result, item)
         item_data["status"] = "passed" if _item_passed(result, item) else "failed"
+        item_data["state"] = item_state(result, item)
         item_data["categories"] = category_counts(item.failures)
+        # The judged failures first, and a bounded number: a submission that fails every
+        # check must not make a results.json of megabytes (the counts say the rest).
+        kept = _judged_first(item.failures)[:EXTRA_FAILURES]
+        item_data["failures"] = [asdict(failure) for failure in kept]
+        item_data["failures_left_out"] = len(item.failures) - len(kept)
         if visibility == "categories":
             # extra_data is stored with the submission; keep the positions out of it too.
-            item_data["failures"] = [{"category": f.category} for f in item.failures]
+            item_data["failures"] = [{"category": f.category} for f in kept]
             item_data["notes"] = []
     return _json_safe(data)
 
@@ -313,7 +374,7 @@ def gradescope_results(result: GradeResult, visibility: str = "full",
     what the submission printed. All outputs are plain text (``output_format: "text"``).
 
     >>> from grader.results import GradeResult, ItemResult
-    >>> r = GradeResult("s.py", "s", 1, items=(ItemResult("scores", 20.0, 3, 4),))
+    >>> r = GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 3, 4),))
     >>> data = gradescope_results(r)
     >>> data["score"], data["tests"][0]["status"], data["tests"][0]["max_score"]
     (15.0, 'failed', 20.0)
@@ -330,6 +391,8 @@ def gradescope_results(result: GradeResult, visibility: str = "full",
             "output_format": "text",
             "visibility": "visible",
             "extra_data": {"passed": item.passed, "total": item.total,
+                           "failed": item.failed, "no_answer": item.no_answer,
+                           "state": item_state(result, item),
                            "categories": category_counts(item.failures)},
         })
     wall = round(result.wall_seconds, 2) if math.isfinite(result.wall_seconds) else 0.0
@@ -416,7 +479,7 @@ def csv_row(result: GradeResult) -> dict[str, str | float]:
     """One CSV row: the scores of the run and of each item, its status and its times.
 
     >>> from grader.results import GradeResult, ItemResult
-    >>> row = csv_row(GradeResult("s.py", "s", 1, items=(ItemResult("scores", 20.0, 3, 4),)))
+    >>> row = csv_row(GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 3, 4),)))
     >>> row["score"], row["scores"], row["status"]
     (15.0, 15.0, 'graded')
     """

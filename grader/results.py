@@ -1,16 +1,25 @@
 """What a grading run found: values shared by the suite, the reports and the batch.
 
+Every check is passed, failed, or not judged: the call gave no answer (it raised, crashed,
+ran out of time, or was not made), so there was nothing to judge. A check that was not
+judged earns no points, and the reports call it "no answer", never a failure of what the
+check is about (a call that raised at once did not change the board, nor was it slow).
+
 >>> item = ItemResult("scores", 20.0, passed=3, total=4)
->>> item.score
-15.0
->>> GradeResult(submission="s.py", student_id="s", seed=1, items=(item,)).score
+>>> item.score, item.status
+(15.0, 'failed')
+>>> ItemResult("board untouched", 5.0, passed=0, total=4, no_answer=4).status
+'no answer'
+>>> GradeResult(submission="s.py", student_id="s", items=(item,)).score
 15.0
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
+
+NO_ANSWER = "no answer"
 
 
 @dataclass(frozen=True)
@@ -24,6 +33,11 @@ class Failure:
     why: str = ""        # the reason, with a line of best play where one helps
     board: str = ""      # the board drawn with coordinates
     moves: tuple[str, ...] = ()   # for lost games: the game's moves, in order
+    judged: bool = True  # False: the call gave no answer, so the check could not be judged
+
+    def unjudged(self) -> "Failure":
+        """This failure as a check that could not be judged (no answer came back)."""
+        return self if not self.judged else replace(self, judged=False)
 
 
 @dataclass(frozen=True)
@@ -37,6 +51,12 @@ class ItemResult:
     failures: tuple[Failure, ...] = ()
     notes: tuple[str, ...] = ()        # e.g. what was accepted as a near miss
     error: str | None = None           # the grader itself failed on this item
+    no_answer: int = 0                 # checks not judged: the call gave no answer
+
+    @property
+    def failed(self) -> int:
+        """Checks judged and failed."""
+        return self.total - self.passed - self.no_answer
 
     @property
     def score(self) -> float:
@@ -46,9 +66,13 @@ class ItemResult:
 
     @property
     def status(self) -> str:
-        # An item that checked nothing (the submission never ran) has not passed.
-        passed = self.error is None and self.total > 0 and self.passed == self.total
-        return "passed" if passed else "failed"
+        """"passed", "failed" (some check was judged and failed), or "no answer" (every
+        check that did not pass got no answer). An item that checked nothing has not passed."""
+        if self.error is None and self.total > 0 and self.passed == self.total:
+            return "passed"
+        if self.error is None and self.total > 0 and self.failed == 0:
+            return NO_ANSWER
+        return "failed"
 
 
 @dataclass(frozen=True)
@@ -57,7 +81,6 @@ class GradeResult:
 
     submission: str
     student_id: str
-    seed: int
     items: tuple[ItemResult, ...] = ()
     load_error: str | None = None       # why the submission could not be run at all
     load_kind: str | None = None        # LoadError kind: "syntax", "python2", "empty", ...
@@ -68,7 +91,9 @@ class GradeResult:
     timeouts: int = 0
     restarts: int = 0
     isolation: tuple[str, ...] = ()
-    calibration: dict[str, float] = field(default_factory=dict)
+    timing: dict[str, Any] = field(default_factory=dict)   # the policy and its calibration
+    too_slow: tuple[str, ...] = ()      # the tiers found too slow, as sentences
+    not_run: int = 0                    # calls not made because the budget was spent
     grader_error: str | None = None     # set when the grader itself failed
 
     @property

@@ -37,9 +37,20 @@ What stays weaker (tests/test_hostile.py checks the rest, on both paths):
 - not run as root, the fallback runs the student as the grader's own uid: stragglers are
   found by their environment only, and without Landlock ABI 6 the student could signal the
   grader's other processes;
-- the CPU time of a call and the board after it are reported by the worker, inside the
-  student's process, so a determined submission can forge them (within the wall-clock
-  backstop). An answer can only ever be forged into another answer: the grader judges it.
+- the board after a call is reported by the worker, inside the student's process, so a
+  determined submission can forge it. An answer can only ever be forged into another
+  answer: the grader judges it. Time is not forgeable: the parent reads the worker's CPU
+  time from /proc (every thread, and children it has reaped), not from the worker;
+- CPU time spent by processes the student started and left running is not counted.
+
+Time: :meth:`Sandbox.call` stops a call as soon as the worker has used its CPU limit, or
+has been *active* (on a CPU, or sleeping, or blocked: anything but waiting for a CPU that
+other processes hold) for the limit plus ``Limits.grace``; a busy machine slows a call
+down without moving it closer to its limit. The first worker times the reference search
+(``grader.timing``) from outside, before the submission is loaded; :meth:`Sandbox.calibrate`
+times it again, now, in a *reference worker*: a second worker, started when first needed,
+that never loads the submission (student code could slow the reference down from inside
+its own process). The latest result is ``Sandbox.calibration``.
 """
 
 from __future__ import annotations
@@ -68,6 +79,8 @@ from pathlib import Path
 
 import provided
 from grader.position import Position
+from grader.timing import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_RUNS, Calibration,
+                           TimingError)
 
 __all__ = ["Limits", "Reply", "Opaque", "LoadError", "SandboxError", "Sandbox", "SANDBOX_UIDS",
            "bwrap_available", "read_submission", "python2_fix"]
@@ -83,6 +96,7 @@ _GRADER = Path(__file__).resolve().parent
 _WORKER = _GRADER / "worker.py"
 _SHIMS = _GRADER / "shims"
 _BOX = "/box"                    # the private directory, as seen inside bubblewrap
+_ANSWER_FIELDS = {"tok", "status", "answer", "board", "error"}
 _MAX_SOURCE = 4 << 20            # bytes; a bigger "submission" is not source code
 _MAX_ANSWER = 1 << 20            # bytes of one answer line; the worker's encoding stays far below
 _MAX_ERROR = 8000                # characters of an error text kept
@@ -95,24 +109,26 @@ _BOOTSTRAP = ("import sys; sys.path[0:0] = [sys.argv[1]]; import worker; "
 class Limits:
     """Per-sandbox limits.
 
-    The wall-clock backstop of a call is ``cpu_limit * wall_factor + wall_slack``.
+    A call that waits (sleeps, blocks on input) is stopped ``grace`` seconds past its limit;
+    whatever /proc says, the wall-clock backstop of a call is ``backstop(limit)``.
 
-    >>> Limits().wall(2.0)
-    7.0
+    >>> Limits().backstop(2.0)
+    50.0
     """
 
     memory_bytes: int = 1 << 30     # address space (RLIMIT_AS)
     output_bytes: int = 64 * 1024   # stdout+stderr kept per call and at load; the rest is counted
-    load_seconds: float = 10.0      # wall time to import the submission
-    wall_factor: float = 3.0
-    wall_slack: float = 1.0
+    load_seconds: float = 10.0      # wall time to import the submission (and time the reference)
+    grace: float = 0.1              # seconds a waiting call may run past its limit
+    backstop_factor: float = 20.0   # only when /proc cannot be read, or the machine is swamped
+    backstop_slack: float = 10.0
     file_bytes: int = 16 << 20      # largest file the student may write (RLIMIT_FSIZE)
     open_files: int = 64            # RLIMIT_NOFILE
     processes: int = 64             # RLIMIT_NPROC; threads count; root ignores it, nobody doesn't
     tmp_bytes: int = 64 << 20       # size of the private /tmp under bubblewrap
 
-    def wall(self, cpu_limit: float) -> float:
-        return cpu_limit * self.wall_factor + self.wall_slack
+    def backstop(self, limit: float) -> float:
+        return limit * self.backstop_factor + self.backstop_slack
 
 
 @dataclass(frozen=True)
@@ -147,7 +163,10 @@ class Reply:
 
     ``status`` is "ok" (``answer`` holds the decoded value), "error" (the function raised;
     ``error`` says what and where), "timeout" or "crash" (the worker died or sent garbage;
-    it is restarted before the next call).
+    it is restarted before the next call). ``cpu_seconds`` is measured from outside the
+    worker; ``active_seconds`` is the wall time minus the time it waited for a CPU.
+    ``waited`` is true for a timeout that came from waiting (sleep, input, a lock) rather
+    than computing: the machine's load cannot have caused it.
     """
 
     status: str
@@ -156,6 +175,8 @@ class Reply:
     board_after: tuple[int, ...] | None
     output: str
     error: str
+    active_seconds: float = 0.0
+    waited: bool = False
 
 
 class LoadError(Exception):
@@ -199,6 +220,9 @@ class Sandbox:
         self.restarts = 0
         self.load_output = ""
         self.import_calls: tuple[str, ...] = ()   # "play_game"/"run_gui" skipped at import
+        self.calibration: Calibration | None = None  # the reference, timed in this sandbox
+        self.calibrations = 0                        # how many times it was timed
+        self._interrupted = False
         self._resources = _Resources()
         self._finalizer = weakref.finalize(self, self._resources.release)
         self._started = False
@@ -243,76 +267,125 @@ class Sandbox:
         self._closed = True
         self._resources.release()
 
+    def interrupt(self) -> None:
+        """Ask the call in progress (or the next one) to stop: it raises KeyboardInterrupt.
+
+        Safe from a signal handler: it only sets a flag that calls look at between polls."""
+        self._interrupted = True
+
+    def ready(self) -> str | None:
+        """Make sure a worker is running (restarting it after a timeout or a crash, and
+        timing the reference again after a timeout). None, or why it could not restart."""
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if not self._started:
+            self.start()
+        if self._resources.worker is None:
+            try:
+                self._spawn()
+            except (LoadError, SandboxError) as exc:
+                return f"the worker could not be restarted: {exc}"
+            finally:
+                self.restarts += 1
+        return None
+
     def call(self, function: str, position: Position, cpu_limit: float,
              trials: int = 1) -> Reply:
         """Call ``mm_move(board, player)`` or ``move_wrapper(board, player, trials)``.
 
-        The worker builds a fresh ``provided.TTTBoard`` from ``position``. After a timeout
-        or a crash the worker is killed, and restarted before the next call.
+        The worker builds a fresh ``provided.TTTBoard`` from ``position``. The call is
+        stopped when it has used ``cpu_limit`` seconds of CPU time, or has been active
+        (computing or waiting, not queued behind other processes) for ``cpu_limit`` plus
+        ``Limits.grace``. After a timeout or a crash the worker is killed, and restarted
+        before the next call (after a timeout, with the reference timed again).
         """
         if function not in FUNCTIONS:
             raise ValueError(f"function must be one of {FUNCTIONS}, got {function!r}")
         if not cpu_limit > 0:
             raise ValueError(f"cpu_limit must be positive, got {cpu_limit!r}")
-        if self._closed:
-            raise SandboxError("this sandbox is closed")
-        if not self._started:
-            self.start()
+        if self._interrupted:
+            raise KeyboardInterrupt
+        problem = self.ready()
+        if problem is not None:
+            return Reply("crash", None, 0.0, None, "", problem)
         worker = self._resources.worker
-        if worker is None:
-            try:
-                self._spawn()
-            except (LoadError, SandboxError) as exc:
-                return Reply("crash", None, 0.0, None, "",
-                             f"the worker could not be restarted: {exc}")
-            finally:
-                self.restarts += 1
-            worker = self._resources.worker
+        assert worker is not None
         token = secrets.token_hex(8)
-        wall = self.limits.wall(cpu_limit)
         worker.output.clear()
+        watch = _Watch(worker.clock, cpu_limit, self.limits, lambda: self._interrupted)
         try:
             worker.send({"tok": token, "op": "call", "fn": function, "dim": position.dim,
                          "cells": position.cells, "player": position.player,
-                         "reverse": position.reverse, "trials": trials, "cpu": cpu_limit})
-            message = worker.receive(token, time.monotonic() + wall)
-            reply = self._reply(message, position, worker)
-        except _Late:
+                         "reverse": position.reverse, "trials": trials})
+            message = worker.receive(token, watch.deadline, watch.check)
+            cpu, active = watch.finish()
+            reply = self._reply(message, position, worker, cpu, active)
+        except _Late as late:
+            cpu, active = watch.finish()
             self._stop_worker()
-            return Reply("timeout", None, float(cpu_limit), None, worker.output.take(),
-                         f"{function} did not answer within {wall:.1f} s (wall clock); "
-                         f"its limit is {cpu_limit:g} s of CPU time")
+            return Reply("timeout", None, max(cpu, 0.0), None, worker.output.take(),
+                         late.describe(function, cpu_limit, cpu, active), active,
+                         late.waited)
         except _Broken as exc:
             return self._crash(worker, exc)
         except BaseException:
             self._stop_worker()  # a KeyboardInterrupt mid-call leaves the protocol unknown
             raise
-        if reply.status == "timeout":
-            self._stop_worker()
         return reply
+
+    def calibrate(self) -> Calibration:
+        """Time the reference again, now, in the reference worker (started if need be)."""
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if not self._started:
+            self.start()
+            assert self.calibration is not None
+            return self.calibration
+        worker = self._resources.reference
+        try:
+            if worker is None:
+                worker = self._resources.reference = self._start_worker()
+                self._ask(worker, _reference_request(Position.empty(2)), first=True)
+                worker.find_pid()
+            self._time_reference(worker)
+        except (_Late, _Broken, TimingError, SandboxError) as exc:
+            if self._resources.reference is not None:
+                self._resources.reference.stop()
+                self._resources.reference = None
+            raise SandboxError(f"the reference worker failed: {exc}") from None
+        assert self.calibration is not None
+        return self.calibration
 
     # -- internals -----------------------------------------------------------------------
 
-    def _spawn(self) -> None:
-        """Start a worker and load the submission into it; raise LoadError on failure."""
+    def _start_worker(self) -> "_Worker":
         box = self._resources.box
         assert box is not None
         read_cap = self._uid is not None and not self._bwrap and not _others_can_read(box)
-        worker = _Worker.start(box, self._name, self.limits, self._bwrap, self._uid, read_cap)
+        return _Worker.start(box, self._name, self.limits, self._bwrap, self._uid, read_cap)
+
+    def _spawn(self) -> None:
+        """Start a worker and load the submission into it; raise LoadError on failure."""
+        worker = self._start_worker()
         self._resources.worker = worker
-        token = secrets.token_hex(8)
-        deadline = time.monotonic() + self.limits.load_seconds
+        calibrate = self.calibration is None  # the first worker, before any student code
         try:
-            worker.send({"tok": token, "op": "load"})
-            hello = worker.receive(token, deadline)
-        except (_Late, _Broken) as exc:  # no student code has run yet: our problem
+            # The first request is answered by the hello; a reference search, untimed,
+            # also warms the interpreter up for the timed ones.
+            hello = self._ask(worker, _reference_request(Position.empty(2)), first=True)
+            worker.find_pid()
+            if not self.isolation:
+                self.isolation = _describe_layers(hello, self._bwrap, self.limits)
+            if calibrate:
+                self._time_reference(worker)
+        except (_Late, _Broken, TimingError) as exc:  # no student code has run yet: our problem
             status = self._stop_worker(grace=0.5)
             why = (f"did not start within {self.limits.load_seconds:g} s"
                    if isinstance(exc, _Late) else f"{status or exc} before it was ready")
             raise SandboxError(f"the worker {why}: {worker.output.take().strip()}") from None
-        worker.find_init()
-        if not self.isolation:
-            self.isolation = _describe_layers(hello, self._bwrap, self.limits)
+        token = secrets.token_hex(8)
+        deadline = time.monotonic() + self.limits.load_seconds
+        worker.send({"tok": token, "op": "load"})
         try:
             message = worker.receive(token, deadline)
         except _Late:
@@ -340,6 +413,32 @@ class Sandbox:
             raise self._load_error(message)
         raise LoadError("exit", "the worker sent an unexpected answer while importing the "
                         "submission")
+
+    def _ask(self, worker: "_Worker", request: dict, first: bool = False) -> dict:
+        """One request before the submission is loaded; with ``first``, return the hello."""
+        token = secrets.token_hex(8)
+        deadline = time.monotonic() + self.limits.load_seconds
+        worker.send(dict(request, tok=token))
+        hello = worker.receive(token, deadline) if first else {}
+        answer = worker.receive(token, deadline)
+        if answer.get("status") != "ref":
+            raise _Broken("did not run the reference search")
+        return hello
+
+    def _time_reference(self, worker: "_Worker") -> None:
+        """Time the reference search in this worker, from outside, before any student code.
+
+        The 3x3 and 4x4 searches alternate, so that a change in the machine's speed while
+        they run hits both alike; the median of each counts.
+        """
+        runs: dict[Position, list[float]] = {REFERENCE_3X3: [], REFERENCE_4X4: []}
+        for _ in range(REFERENCE_RUNS):
+            for position, times in runs.items():
+                before = worker.clock.cpu()
+                self._ask(worker, _reference_request(position))
+                times.append(worker.clock.cpu() - before)
+        self.calibration = Calibration.from_runs(runs[REFERENCE_3X3], runs[REFERENCE_4X4])
+        self.calibrations += 1
 
     def _load_error(self, message: dict) -> LoadError:
         kind = message.get("kind")
@@ -382,16 +481,13 @@ class Sandbox:
             return ""
         return self._lines[line - 1].strip()
 
-    def _reply(self, message: dict, position: Position, worker: "_Worker") -> Reply:
+    def _reply(self, message: dict, position: Position, worker: "_Worker", cpu: float,
+               active: float) -> Reply:
         status = message.get("status")
-        if status not in ("ok", "error", "timeout"):
+        if status not in ("ok", "error"):
             raise _Broken("sent an answer of an unknown kind")
-        cpu = message.get("cpu")
-        if type(cpu) not in (int, float) or not 0 <= cpu < math.inf:
-            raise _Broken("sent a bad CPU time")
-        if status == "timeout":
-            return Reply("timeout", None, float(cpu), None, worker.output.take(),
-                         f"the call used more than {cpu:.1f} s of CPU time and was stopped")
+        if not set(message) <= _ANSWER_FIELDS:  # the worker never sends anything else
+            raise _Broken("sent an answer with fields the worker never sends")
         board = message.get("board")
         size = position.dim * position.dim
         if type(board) is list and len(board) == size and all(type(v) is int for v in board):
@@ -401,13 +497,13 @@ class Sandbox:
         else:
             raise _Broken("sent a bad board")
         if status == "ok":
-            return Reply("ok", _decode(message.get("answer")), float(cpu), board_after,
-                         worker.output.take(), "")
+            return Reply("ok", _decode(message.get("answer")), cpu, board_after,
+                         worker.output.take(), "", active)
         error = _string(message.get("error"))[:_MAX_ERROR]
         hint = _python2_hint(error.partition("\n")[0], "")
         if hint:
             error += f"\nThis looks like Python 2: {hint}"
-        return Reply("error", None, float(cpu), board_after, worker.output.take(), error)
+        return Reply("error", None, cpu, board_after, worker.output.take(), error, active)
 
     def _crash(self, worker: "_Worker", broken: _Broken) -> Reply:
         if self._closed:
@@ -684,8 +780,134 @@ def _tail(output: str, lines: int = 5) -> str:
 
 # -- the worker process ------------------------------------------------------------------------
 
+def _reference_request(position: Position) -> dict:
+    return {"op": "ref", "dim": position.dim, "cells": position.cells,
+            "player": position.player, "reverse": position.reverse}
+
+
 class _Late(Exception):
-    """No answer before the deadline."""
+    """No answer in time: out of CPU time, or ``waited`` past the limit without computing."""
+
+    def __init__(self, waited: bool = False, backstop: bool = False) -> None:
+        super().__init__()
+        self.waited = waited
+        self.backstop = backstop
+
+    def describe(self, function: str, limit: float, cpu: float, active: float) -> str:
+        if self.backstop:
+            return (f"{function} did not answer within the wall-clock backstop of its "
+                    f"{limit:.2f} s limit and was stopped")
+        if self.waited:
+            return (f"{function} did not answer within its limit of {limit:.2f} s: it was "
+                    f"stopped after {active:.2f} s in which it computed for only {cpu:.2f} s "
+                    "(the rest it spent sleeping or waiting)")
+        return f"{function} used more than its limit of {limit:.2f} s of CPU time and was stopped"
+
+
+class ProcessClock:
+    """The CPU time of one process as the kernel accounts it, read from /proc.
+
+    Every live thread's exact run time (``schedstat``) or the process's own total (its dead
+    threads and the children it reaped included, in clock ticks), whichever is larger; and
+    how long its main thread has waited for a CPU. Nothing inside the process can change
+    either. Returns 0.0 where /proc cannot be read (the process has gone).
+
+    >>> clock = ProcessClock(os.getpid())
+    >>> clock.cpu() > 0
+    True
+    """
+
+    _TICK = 1 / os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.readable = self.read() is not None
+
+    def read(self) -> tuple[float, float] | None:
+        """(CPU seconds, seconds the main thread waited for a CPU), or None."""
+        base = f"/proc/{self.pid}"
+        try:
+            fields = _read_proc(f"{base}/stat").rpartition(b")")[2].split()
+            ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+            if fields[17] == b"1":  # one thread: the process's own schedstat is enough
+                ran, delay = _read_proc(f"{base}/schedstat").split()[:2]
+                exact, waited = int(ran), int(delay)
+            else:
+                exact = waited = 0
+                for tid in os.listdir(f"{base}/task"):
+                    try:
+                        ran, delay = _read_proc(f"{base}/task/{tid}/schedstat").split()[:2]
+                    except (OSError, ValueError):
+                        continue  # a thread that just ended: its time is in the total
+                    exact += int(ran)
+                    if tid == str(self.pid):
+                        waited = int(delay)
+        except (OSError, ValueError, IndexError):
+            return None
+        return max(exact / 1e9, ticks * self._TICK), waited / 1e9
+
+    def cpu(self) -> float:
+        reading = self.read()
+        return reading[0] if reading is not None else 0.0
+
+
+def _read_proc(path: str) -> bytes:
+    """A small /proc file in one read (cheaper than open(): calls read it twice each)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
+class _Watch:
+    """Times one call from outside and decides when it must stop."""
+
+    POLL = 0.02  # seconds between two looks at a running call
+
+    def __init__(self, clock: "ProcessClock", limit: float, limits: Limits,
+                 interrupted=lambda: False) -> None:
+        self.clock = clock
+        self.interrupted = interrupted
+        self.limit = limit
+        self.grace = limits.grace
+        self.started = time.monotonic()
+        self.deadline = self.started + limits.backstop(limit)
+        reading = clock.read() if clock.readable else None
+        self.cpu0, self.wait0 = reading if reading is not None else (0.0, 0.0)
+        self.measured = reading is not None
+        self.last = (0.0, 0.0)
+
+    def _sample(self) -> tuple[float, float]:
+        wall = time.monotonic() - self.started
+        reading = self.clock.read() if self.measured else None
+        if reading is None:  # no /proc: wall time is all we know
+            self.last = (self.last[0], wall)
+            return self.last
+        cpu, waited = reading
+        cpu -= self.cpu0
+        active = max(cpu, wall - (waited - self.wait0))
+        self.last = (cpu, active)
+        return self.last
+
+    def check(self) -> float:
+        """Raise _Late if the call must stop (KeyboardInterrupt if the run must); else the
+        seconds until the next look."""
+        if self.interrupted():
+            raise KeyboardInterrupt
+        cpu, active = self._sample()
+        if cpu >= self.limit:
+            raise _Late()
+        if active >= self.limit + self.grace:
+            # Not computing, so no machine load can explain it; without /proc, say nothing.
+            raise _Late(waited=self.measured and cpu < self.limit * 0.9)
+        if time.monotonic() >= self.deadline:
+            raise _Late(backstop=True)
+        return min(self.POLL, max(0.001, self.limit - cpu))
+
+    def finish(self) -> tuple[float, float]:
+        """The call's CPU and active seconds, read now (the worker is idle again)."""
+        return self._sample()
 
 
 class _Broken(Exception):
@@ -735,6 +957,7 @@ class _Worker:
         self.output_fd: int | None = output
         self.info = info
         self.init_pid: int | None = None
+        self.clock = ProcessClock(proc.pid)   # the worker itself once find_pid has run
         self.output = _Capture(limit)
         self.buffer = bytearray()
         self.poll = select.poll()
@@ -799,8 +1022,13 @@ class _Worker:
                 raise _Broken(f"stopped reading requests ({exc.strerror})",
                               ended=True) from None
 
-    def receive(self, token: str, deadline: float) -> dict:
-        """The next answer line, which must carry ``token``; drains output meanwhile."""
+    def receive(self, token: str, deadline: float, check=None) -> dict:
+        """The next answer line, which must carry ``token``; drains output meanwhile.
+
+        ``check``, if given, is called at least every few hundredths of a second while
+        waiting: it raises _Late to stop, or returns how long to wait before the next look.
+        """
+        pause = _Watch.POLL if check is not None else 0.1
         while True:
             end = self.buffer.find(b"\n")
             if end >= 0:
@@ -818,9 +1046,9 @@ class _Worker:
                 raise _Broken("sent an answer that is far too long")
             left = deadline - time.monotonic()
             if left <= 0:
-                raise _Late()
+                raise _Late(backstop=check is not None)
             try:
-                events = self.poll.poll(min(math.ceil(left * 1000), 100))
+                events = self.poll.poll(math.ceil(min(left, pause) * 1000))
             except InterruptedError:
                 continue
             if not events and self.proc.poll() is not None:
@@ -828,6 +1056,8 @@ class _Worker:
                 if b"\n" not in self.buffer:
                     raise _Broken("ended", ended=True)
                 continue
+            if not events and check is not None:
+                pause = check()  # a quiet moment: is the call still within its limit?
             for fd, _ in events:
                 if fd == self.answers:
                     if not self._read_answers():
@@ -866,8 +1096,9 @@ class _Worker:
                 return
             self.output.add(chunk)
 
-    def find_init(self) -> None:
-        """Learn the pid of bubblewrap's init, whose death empties the pid namespace."""
+    def find_pid(self) -> None:
+        """Learn the worker's own pid (under bubblewrap, the child of bubblewrap's init,
+        whose death empties the pid namespace), so that its clock reads the right process."""
         if self.info is None:
             return
         try:
@@ -877,6 +1108,9 @@ class _Worker:
             return
         if type(pid) is int and _parent_of(pid) == self.proc.pid:
             self.init_pid = pid
+            children = _children_of(pid)
+            if len(children) == 1:  # the worker (it has sent its hello, so it exists)
+                self.clock = ProcessClock(children[0])
 
     def stop(self, grace: float = 0.0) -> str:
         """Kill everything; return how the process ended if it ended by itself (waiting
@@ -1033,6 +1267,15 @@ def _kill_tagged(tag: bytes) -> None:
             return
 
 
+def _children_of(pid: int) -> list[int]:
+    """The pids whose parent is ``pid`` (one scan of /proc)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and _parent_of(int(entry.name)) == pid:
+            found.append(int(entry.name))
+    return found
+
+
 def _parent_of(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/stat", "rb") as file:
@@ -1060,15 +1303,18 @@ class _Resources:
 
     def __init__(self) -> None:
         self.worker: _Worker | None = None
+        self.reference: _Worker | None = None   # never loads the submission
         self.box: Path | None = None
         self.owner = os.getpid()
 
     def release(self) -> None:
         if os.getpid() != self.owner:  # a forked copy of the grader must not kill our worker
             return
-        worker, self.worker = self.worker, None
-        if worker is not None:
-            worker.stop()
+        for name in ("worker", "reference"):
+            worker = getattr(self, name)
+            setattr(self, name, None)
+            if worker is not None:
+                worker.stop()
         box, self.box = self.box, None
         if box is not None:
             shutil.rmtree(box, ignore_errors=True)

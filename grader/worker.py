@@ -6,9 +6,15 @@
                         worker.main(sys.argv[2])" GRADER_DIR CONFIG_JSON
 
 Standard library only, and small: it builds a fresh board for each call, calls the student's
-function under a CPU timer and reports raw facts (the answer with exact type tags, the CPU
-time, the board's cells afterwards, the exception). Judging is the parent's job, and the
-parent trusts nothing that comes back. One JSON line per request arrives on a private pipe,
+function and reports raw facts (the answer with exact type tags, the board's cells afterwards,
+the exception). Judging and timing are the parent's job: it measures this process's CPU time
+from outside (/proc) and stops a call that goes past its limit, so nothing the student patches
+in here can change a time. The parent trusts nothing that comes back.
+
+Before the submission is loaded, the parent may ask for the *reference* (op "ref"): a plain
+minimax (clone at every step, no pruning) on :class:`CourseBoard`, a board written like the
+course's original. It times that search from outside too, in this very process, so the limits
+and the calls they judge see the same machine, load and interpreter. One JSON line per request arrives on a private pipe,
 one JSON line per answer leaves on another, echoing the request's token; the student's
 stdout and stderr go to a separate pipe, so printing can never clog the answers.
 
@@ -38,27 +44,16 @@ SHIM_NAMES = frozenset({"provided", "poc_ttt_provided", "poc_ttt_gui", "codeskul
 # Our own references, taken before any student code can replace the module attributes.
 _write = os.write
 _exit = os._exit
-_rusage = resource.getrusage
-_setitimer = signal.setitimer
 _dumps = json.dumps
 _loads = json.loads
 _type_name = type.__dict__["__name__"].__get__
 _type_module = type.__dict__["__module__"].__get__
 
 
-def _clock():
-    # Not time.process_time(): while ITIMER_PROF is armed Linux serves that clock at tick
-    # granularity (a fast call reads as 0.0); getrusage() stays precise.
-    usage = _rusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 class _State:
-    """What the CPU-limit handler needs; set only while a student call runs."""
+    """The answer channel's descriptor (hidden above 1024, see _fd_range)."""
 
     ans_fd = -1
-    token = None
-    limit = 0.0
 
 
 def main(config_text):
@@ -90,7 +85,6 @@ def main(config_text):
     hello["rlimits"] = _set_rlimits(config["rlimits"])
     hello["uid"] = os.getuid()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long file write fails, not kills
-    signal.signal(signal.SIGPROF, _on_cpu_limit)
     sys.stdout.reconfigure(errors="backslashreplace")
     sys.stderr = sys.stdout  # one buffered stream: cheap, and the parent sees prints in order
     if not hasattr(builtins, "exit"):  # -S skipped site, which defines exit() and quit()
@@ -278,19 +272,6 @@ def _flush_stdio():
             pass
 
 
-def _on_cpu_limit(signum, frame):
-    """SIGPROF: the call used its CPU time. Answer "timeout" and die; the parent restarts us.
-
-    Exiting (rather than raising into the student's code) cannot be caught by a bare except.
-    """
-    token = _State.token
-    if token is None:
-        return
-    _flush_stdio()
-    _send({"tok": token, "status": "timeout", "cpu": _State.limit})
-    _exit(0)
-
-
 class _Server:
     def __init__(self, config, requests):
         self.requests = requests
@@ -298,6 +279,7 @@ class _Server:
         self.path = os.path.join(self.box, config["file"])
         self.namespace = {}
         self.lines = []
+        self.loaded = False  # once student code has run, the reference is no longer trusted
         import provided  # the course module; kept by reference, whatever the student rebinds
         self.board_class = provided.TTTBoard
         slot = provided.TTTBoard.__dict__.get("_cells")
@@ -317,6 +299,8 @@ class _Server:
                 hello_sent = True
             if request["op"] == "load":
                 answer = self.load()
+            elif request["op"] == "ref":
+                answer = reference(request) if not self.loaded else {"status": "refused"}
             else:
                 answer = self.call(request)
             _flush_stdio()
@@ -326,6 +310,11 @@ class _Server:
     # -- loading -------------------------------------------------------------------------
 
     def load(self):
+        self.loaded = True
+        # The same sequence of random numbers in every run: a submission that breaks ties at
+        # random gets the same answers, so the same grade, every time.
+        import random
+        random.seed(0)
         with open(self.path, "rb") as file:
             source = file.read()
         self.lines = source.decode("utf-8", "replace").splitlines()
@@ -389,7 +378,7 @@ class _Server:
         name = request["fn"]
         function = self.namespace.get(name)
         if not callable(function):
-            return {"status": "error", "cpu": 0.0, "board": None,
+            return {"status": "error", "board": None,
                     "error": "the submission has no function %s" % name}
         dim = request["dim"]
         cells = request["cells"]
@@ -398,13 +387,8 @@ class _Server:
         args = (board, request["player"])
         if name == "move_wrapper":
             args += (request["trials"],)
-        limit = request["cpu"]
-        _State.limit = limit
-        _State.token = request["tok"]
-        _setitimer(signal.ITIMER_PROF, limit)
-        start = _clock()
-        # The CPU limit stays armed while the answer or the exception is read: their
-        # __repr__ and __str__ are the student's code too.
+        # The call's time runs until the answer or the exception is read: their __repr__ and
+        # __str__ are the student's code too. The parent measures it from outside.
         try:
             result = function(*args)
             answer = {"status": "ok", "answer": _Encoder().encode(result, 0)}
@@ -414,10 +398,6 @@ class _Server:
             except BaseException as again:  # e.g. KeyboardInterrupt raised by a __str__
                 answer = {"status": "error", "error": "%s: <while describing %s>" % (
                     _type_name(type(again)), _type_name(type(exc)))}
-        _setitimer(signal.ITIMER_PROF, 0)
-        _State.token = None
-        cpu = _clock() - start
-        answer["cpu"] = cpu
         answer["board"] = self.cells(board, dim)
         return answer
 
@@ -584,3 +564,93 @@ class _Encoder:
 _PLAIN = ((int, int.__int__), (float, float.__float__), (str, str.__str__),
           (tuple, lambda value: tuple(tuple.__iter__(value))),
           (list, lambda value: list(list.__iter__(value))))
+
+
+# -- the reference: the slowest search a student reasonably writes ---------------------------
+
+_EMPTY, _PLAYERX, _PLAYERO, _DRAW = 1, 2, 3, 4   # the course's values (COURSE_API.md)
+_SCORES = {_PLAYERX: 1, _DRAW: 0, _PLAYERO: -1}
+
+
+class CourseBoard:
+    """The course's board as it was written: the same rules as ``provided.TTTBoard``, the
+    original's speed (``check_win`` builds lists of lines, ``clone`` goes through the
+    constructor). Time limits are multiples of a plain minimax on this board.
+
+    >>> board = CourseBoard(3, False, [[2, 2, 2], [3, 3, 1], [1, 1, 1]])
+    >>> board.check_win(), len(board.get_empty_squares())
+    (2, 4)
+    """
+
+    def __init__(self, dim, reverse=False, board=None):
+        self._dim = dim
+        self._reverse = reverse
+        if board is None:
+            self._board = [[_EMPTY for _ in range(dim)] for _ in range(dim)]
+        else:
+            self._board = [[board[row][col] for col in range(dim)] for row in range(dim)]
+
+    def get_dim(self):
+        return self._dim
+
+    def square(self, row, col):
+        return self._board[row][col]
+
+    def get_empty_squares(self):
+        return [(row, col) for row in range(self._dim) for col in range(self._dim)
+                if self._board[row][col] == _EMPTY]
+
+    def move(self, row, col, player):
+        if self._board[row][col] == _EMPTY:
+            self._board[row][col] = player
+
+    def check_win(self):
+        board, dim = self._board, self._dim
+        dimrng = range(dim)
+        lines = []
+        lines.extend(board)
+        lines.extend([[board[row][col] for row in dimrng] for col in dimrng])
+        lines.append([board[idx][idx] for idx in dimrng])
+        lines.append([board[idx][dim - idx - 1] for idx in dimrng])
+        for line in lines:
+            if len(set(line)) == 1 and line[0] != _EMPTY:
+                if self._reverse:
+                    return _PLAYERO if line[0] == _PLAYERX else _PLAYERX
+                return line[0]
+        if len(self.get_empty_squares()) == 0:
+            return _DRAW
+        return None
+
+    def clone(self):
+        return CourseBoard(self._dim, self._reverse, self._board)
+
+
+def plain_minimax(board, player):
+    """A student's first minimax: (score, move, nodes visited), clone at every step.
+
+    >>> plain_minimax(CourseBoard(2), _PLAYERX)
+    (1, (0, 0), 41)
+    """
+    winner = board.check_win()
+    if winner is not None:
+        return _SCORES[winner], (-1, -1), 1
+    best_score, best_move, nodes = None, (-1, -1), 1
+    other = _PLAYERO if player == _PLAYERX else _PLAYERX
+    for row, col in board.get_empty_squares():
+        child = board.clone()
+        child.move(row, col, player)
+        score, _, below = plain_minimax(child, other)
+        nodes += below
+        if best_score is None or (score > best_score if player == _PLAYERX
+                                  else score < best_score):
+            best_score, best_move = score, (row, col)
+    return best_score, best_move, nodes
+
+
+def reference(request):
+    """Run the reference search on the requested position; the parent times it."""
+    dim, cells = request["dim"], request["cells"]
+    board = CourseBoard(dim, request["reverse"], [cells[r * dim:r * dim + dim]
+                                                  for r in range(dim)])
+    score, _, nodes = plain_minimax(board, request["player"])
+    return {"status": "ref", "score": score, "nodes": nodes}

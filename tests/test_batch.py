@@ -507,13 +507,13 @@ def test_a_second_batch_on_the_same_folder_is_refused(tmp_path: Path) -> None:
 
 
 def test_grading_options_travel_to_each_grade_command() -> None:
-    args = argparse.Namespace(seed=3, exhaustive=True, visibility="categories",
+    args = argparse.Namespace(exhaustive=True, visibility="categories",
                               config=Path("secret.cfg"), checks=[Path("extra.py")])
     argv = batch.grade_argv(Path("/s/a.py"), Path("/o/a.json"), "a",
                             GradingOptions.from_args(args))
     assert argv[1:8] == ["-m", "grader", "grade", "/s/a.py", "--json", "/o/a.json",
                          "--student-id=a"]
-    assert argv[8:] == ["--seed", "3", "--exhaustive", "--visibility", "categories",
+    assert argv[8:] == ["--exhaustive", "--visibility", "categories",
                         "--config", str(Path("secret.cfg").resolve()),
                         "--checks", str(Path("extra.py").resolve())]
 
@@ -532,11 +532,30 @@ def test_rows_from_results_and_the_csv(tmp_path: Path) -> None:
     gradebook.write_gradebook(tmp_path / "book.csv", rows)
     lines = (tmp_path / "book.csv").read_text().splitlines()
     assert lines[0] == ("student_id,score,max_score,scores,status,cpu_seconds,wall_seconds,"
-                        "late,name,source")
-    assert lines[1] == "eve,0,15,0,not run: syntax,0,,late,Eve,"
-    assert lines[2] == "zed,,,,not graded: empty folder,,,,,"
+                        "late,name,source,no_answer")
+    assert lines[1] == "eve,0,15,0,not run: syntax,0,,late,Eve,,"
+    assert lines[2] == "zed,,,,not graded: empty folder,,,,,,"
     with pytest.raises(ValueError, match="CSV column"):
         gradebook.gradebook_columns(["late"])
+
+
+def test_no_answer_is_not_counted_as_a_failure_anywhere(tmp_path: Path) -> None:
+    """The template raises at once: the gradebook and the summary say "no answer", and
+    no item's failure rate counts it as if it had changed the board or been slow."""
+    tests = [{"name": name, "score": 0.0, "max_score": 5.0, "status": "failed",
+              "extra_data": {"state": "no answer", "failed": 0, "no_answer": 9}}
+             for name in ("board untouched", "time")]
+    data = {"score": 0.0, "tests": tests, "extra_data": {"max_score": 10.0}}
+    wrong = {"score": 0.0, "tests": [dict(tests[0], extra_data={"state": "failed"}),
+                                     tests[1]], "extra_data": {"max_score": 10.0}}
+    rows = [gradebook.row_from_results("tpl", data), gradebook.row_from_results("bad", wrong)]
+    assert [item.state for item in rows[0].items] == ["no answer", "no answer"]
+    stats = gradebook.ClassStats.of(rows)
+    assert stats.item_failures == {"board untouched": (1, 2), "time": (0, 2)}
+    assert stats.item_no_answer == {"board untouched": 1, "time": 2}
+    book = gradebook.gradebook_csv(rows).splitlines()
+    assert book[1].endswith(",board untouched; time") and book[2].endswith(",time")
+    assert 'title="no answer"' in gradebook.summary_html(rows)
 
 
 def test_class_statistics_and_charts() -> None:
@@ -553,5 +572,6 @@ def test_class_statistics_and_charts() -> None:
     page = gradebook.summary_html(rows, title="CS 101 <week 5>")
     assert "CS 101 &lt;week 5&gt;" in page
     assert "67% (2/3)" in page                              # the failure rate of moves
+    assert "no answer" in page
     slowest = page.index("Slowest submissions")
     assert page.index(">b<", slowest) < page.index(">c<", slowest) < page.index(">a<", slowest)

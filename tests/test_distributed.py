@@ -122,7 +122,7 @@ def test_the_payload_carries_bytes_not_paths(tmp_path: Path) -> None:
     checks.mkdir()
     (checks / "test_more.py").write_text("def test_x():\n    pass\n")
     job = Job(Submission("alice", CONSTANT),
-              GradingOptions(seed=5, config=config, checks=(checks,)), tmp_path / "scratch")
+              GradingOptions(config=config, checks=(checks,)), tmp_path / "scratch")
 
     payload = payload_for(job, stop_event="stop-1")
 
@@ -139,11 +139,13 @@ def test_the_payload_carries_bytes_not_paths(tmp_path: Path) -> None:
 
 
 def test_grade_remote_grades_from_bytes_alone(tmp_path: Path) -> None:
-    job = Job(Submission("erin", CONSTANT), GradingOptions(seed=11), tmp_path / "unused")
+    job = Job(Submission("erin", CONSTANT), GradingOptions(visibility="categories"),
+              tmp_path / "unused")
     attempt = grade_remote(payload_for(job))
     assert attempt.complete, attempt.errors
     data = json.loads(attempt.results)
-    assert data["extra_data"]["seed"] == 11 and data["extra_data"]["student_id"] == "erin"
+    assert data["extra_data"]["visibility"] == "categories"
+    assert data["extra_data"]["student_id"] == "erin"
     assert not (tmp_path / "unused").exists()
 
 

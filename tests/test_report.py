@@ -58,7 +58,7 @@ COMMON = dict(student_cpu_seconds=1.25, wall_seconds=4.5, calls=812, timeouts=1,
 
 def perfect() -> GradeResult:
     items = tuple(ItemResult(name, weight, passed=10, total=10) for name, weight in RUBRIC)
-    return GradeResult("subs/ann.py", "ann", seed=7, items=items, **COMMON)
+    return GradeResult("subs/ann.py", "ann", items=items, **COMMON)
 
 
 def failing() -> GradeResult:
@@ -69,13 +69,13 @@ def failing() -> GradeResult:
     play = ItemResult("game play", 15.0, passed=9, total=10, failures=(LOST,))
     moves = ItemResult("moves", 20.0, passed=40, total=40, notes=(NOTE,))
     untouched = ItemResult("board untouched", 5.0, passed=10, total=10)
-    return GradeResult("subs/bob.py", "bob", seed=7, items=(scores, moves, untouched, play),
+    return GradeResult("subs/bob.py", "bob", items=(scores, moves, untouched, play),
                        **COMMON)
 
 
 def not_loaded() -> GradeResult:
     items = tuple(ItemResult(name, weight) for name, weight in RUBRIC)
-    return GradeResult("subs/cat.py", "cat", seed=7, items=items,
+    return GradeResult("subs/cat.py", "cat", items=items,
                        load_error="line 3: `print x` is Python 2; write print(x)",
                        load_kind="python2", load_output="hello from import\n")
 
@@ -83,7 +83,7 @@ def not_loaded() -> GradeResult:
 def grader_failed() -> GradeResult:
     items = (ItemResult("scores", 20.0, passed=40, total=40),
              ItemResult("time", 10.0, error="KeyError: 'limit'"))
-    return GradeResult("subs/dan.py", "dan", seed=7, items=items,
+    return GradeResult("subs/dan.py", "dan", items=items,
                        grader_error="RuntimeError: the solver disagreed with itself", **COMMON)
 
 
@@ -281,7 +281,7 @@ def test_gradescope_extra_data_has_times_counts_and_items():
     assert data["execution_time"] == 4.5
     assert (extra["calls"], extra["timeouts"], extra["restarts"]) == (812, 1, 1)
     assert extra["isolation"] == ["subprocess", "rlimit"]
-    assert (extra["seed"], extra["student_id"], extra["load_kind"]) == (7, "bob", None)
+    assert (extra["student_id"], extra["load_kind"]) == ("bob", None) and "seed" not in extra
     scores = extra["items"][0]
     assert (scores["name"], scores["passed"], scores["total"]) == ("scores", 35, 40)
     assert scores["categories"] == {"wrong score": 4, "illegal move": 1}

@@ -1,7 +1,8 @@
-"""Hostile: a loop that ignores the CPU-limit signal and swallows every exception.
+"""Hostile: a loop that ignores CPU-limit signals and swallows every exception.
 
-Expected: only the wall-clock backstop stops it; that costs the one call it happens in
-(the empty 1x1 board): "other sizes" and "time" lose a check, every other item is full.
+Expected: the grader reads its CPU time from outside and kills it at its limit, signals
+or not; that costs the one call it happens in (the empty 1x1 board): "other sizes" and
+"time" lose a check, every other item is full.
 """
 import signal
 

@@ -1,7 +1,8 @@
 """Hostile: sleeps for an hour in one call (no CPU used, so no CPU limit fires).
 
-Expected: the wall-clock backstop stops it; that costs the one call (the empty 1x1 board):
-"other sizes" and "time" lose a check, every other item is full; one timeout.
+Expected: stopped soon after its limit (it is active, sleeping, not waiting for a CPU);
+that costs the one call (the empty 1x1 board): "other sizes" and "time" lose a check,
+every other item is full; one timeout.
 """
 import time
 
