@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import configparser
 import signal
+from concurrent.futures import ThreadPoolExecutor
 import threading
 import time
 from contextlib import contextmanager
@@ -178,18 +179,23 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
     sandbox = Sandbox(submission)
     try:
         nothing = tuple(ItemResult(name, points) for name, points in weights.items())
-        try:
-            sandbox.start()
-            hidden = hidden_positions(exhaustive=options.exhaustive)
-            client = StudentClient(sandbox, Solver(), policy, planned=hidden.all())
-        except LoadError as problem:
-            return GradeResult(**base, items=nothing, load_error=problem.message,
-                               load_kind=problem.kind, isolation=sandbox.isolation,
-                               wall_seconds=time.perf_counter() - started)
-        except KeyboardInterrupt:  # Ctrl-C or SIGTERM before the suite began: nothing graded
-            return GradeResult(**base, items=nothing, load_output=sandbox.load_output,
-                               isolation=sandbox.isolation, grader_error=INTERRUPTED,
-                               wall_seconds=time.perf_counter() - started)
+        # The positions and their tree sizes are worked out while the sandbox starts (it
+        # mostly waits for its process): a fifth of a second of every grade.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            prepared = pool.submit(_prepare, sandbox, policy, options.exhaustive)
+            try:
+                sandbox.start()
+                hidden, client = prepared.result()
+            except LoadError as problem:
+                prepared.cancel()
+                return GradeResult(**base, items=nothing, load_error=problem.message,
+                                   load_kind=problem.kind, isolation=sandbox.isolation,
+                                   wall_seconds=time.perf_counter() - started)
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM before the suite began
+                prepared.cancel()
+                return GradeResult(**base, items=nothing, load_output=sandbox.load_output,
+                                   isolation=sandbox.isolation, grader_error=INTERRUPTED,
+                                   wall_seconds=time.perf_counter() - started)
         plugin = GradingPlugin(client, hidden)
         assert sandbox.calibration is not None  # a started sandbox has timed the reference
         with _deferred_interrupts(sandbox):
@@ -214,6 +220,13 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
             grader_error=grader_error)
     finally:
         sandbox.close()
+
+
+def _prepare(sandbox: Sandbox, policy: TimePolicy,
+             exhaustive: bool) -> tuple[HiddenPositions, StudentClient]:
+    """The hidden positions and a client paced for them (no call is made here)."""
+    hidden = hidden_positions(exhaustive=exhaustive)
+    return hidden, StudentClient(sandbox, Solver(), policy, planned=hidden.all())
 
 
 @contextmanager
