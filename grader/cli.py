@@ -21,7 +21,9 @@ import traceback
 from pathlib import Path
 from typing import Sequence
 
-from grader import batch, engine, gradescope, handout, report
+from grader.classroom import command, gradescope, handout
+from grader.suite import config as config_file
+from grader.suite import engine, report, results_json, table, writers
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "student" / "mm_player.py"
 EXIT_OK, EXIT_GRADER_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -51,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "asked the same positions")
     grade.add_argument("--quiet", action="store_true", help="print only the score line")
     grade.set_defaults(func=grade_command)
-    for module in (batch, gradescope, handout):
+    for module in (command, gradescope, handout):
         module.register(commands, add_grading_options)
     return parser
 
@@ -74,7 +76,7 @@ def add_grading_options(parser: argparse.ArgumentParser) -> None:
 
 
 def options_from(args: argparse.Namespace, student_id: str) -> engine.GradeOptions:
-    config = engine.Config.load(args.config)
+    config = config_file.Config.load(args.config)
     return engine.GradeOptions(student_id=student_id,
                                exhaustive=args.exhaustive, config=config,
                                checks=tuple(args.checks))
@@ -87,9 +89,10 @@ def grade_command(args: argparse.Namespace) -> int:
     text = report.text_report(result, args.visibility, options.config.examples)
     # Files first: a reader that stops early (| head) must not cost the results.
     if args.json:
-        report.write_json_atomic(args.json, report.gradescope_results(result, args.visibility))
+        writers.write_json_atomic(args.json,
+                                 results_json.gradescope_results(result, args.visibility))
     if args.csv:
-        report.write_csv(args.csv, [result])
+        table.write_csv(args.csv, [result])
     print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)
     if result.grader_error is not None:
         return EXIT_INTERRUPTED if result.grader_error == engine.INTERRUPTED else EXIT_GRADER_FAILED
@@ -111,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(["grade", str(TEMPLATE), "--student-id", "template"])
     try:
         return args.func(args)
-    except engine.ConfigError as problem:
+    except config_file.ConfigError as problem:
         print(f"python -m grader: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

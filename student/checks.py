@@ -112,7 +112,7 @@ class Verdict:
 
 X, O, E = PLAYERX, PLAYERO, EMPTY
 
-# The expected scores and moves are verified by brute force in tests/test_student.py.
+# The expected scores and moves are verified by brute force in tests/student/test_student.py.
 # None of these is one of the course grader's example positions.
 CHECKS: tuple[Check, ...] = (
     Check("finished board: X has won",

@@ -17,8 +17,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from grader.position import Position
-from grader.sandbox import Limits, Sandbox, _bwrap_problem, _layout
+from grader.judge.position import Position
+from grader.sandbox import Limits, Sandbox
+from grader.sandbox.layers import bwrap_problem as _bwrap_problem, layout as _layout
 
 SUBMISSION = '''\
 import poc_ttt_gui

@@ -10,8 +10,8 @@ from __future__ import annotations
 import time
 from typing import Callable
 
-from grader.position import Position
-from grader.solver import Solver, reachable
+from grader.judge.position import Position
+from grader.judge.solver import Solver, reachable
 from provided.board import EMPTY, PLAYERO, PLAYERX
 
 REPEATS = 3

@@ -1,0 +1,170 @@
+"""``python -m grader batch``: the command line of the batch (the only part that prints).
+
+    python -m grader batch downloads.zip --out grades --jobs 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from grader.classroom.batch import EXIT_USAGE, BatchOptions, BatchOutcome, run_batch
+from grader.classroom.discover import find_submissions
+from grader.classroom.unpack import SubmissionsError
+from grader.classroom.progress import ConsoleProgress
+from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions, LocalRunner, Runner
+from grader.classroom.state import BatchLockedError, OutputFolder
+
+
+HELP_EPILOG = """\
+student ids (an id keeps letters, digits and . _ @ + -; other characters become _):
+  alice.py                                      alice
+  alice/  (a folder)                            alice
+  Full Name_12345_assignsubmission_file_/       12345   (Moodle, with its name)
+  Full Name_12345_assignsubmission_file_x.py    12345   (Moodle without folders)
+  lastfirst_12345_67890_mm_player.py            12345   (Canvas, with its name)
+  lastfirst_LATE_12345_67890_mm_player.py       12345   (Canvas, marked late)
+  submission_123456/                            123456  (Gradescope export)
+the file graded, in a folder or among one student's Canvas/Moodle files: the only
+.py file (subfolders too), else the one named mm_player.py. A .zip is unpacked into
+DIR/.work (unsafe paths and links skipped, sizes capped); if its top level is a
+single folder, that folder holds the class. Duplicate ids, empty folders, binary
+and non-.py files are reported as "not graded: why", never fatal.
+
+output: DIR/results/ID.json (Gradescope results), DIR/reports/ID.txt (text
+report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ID.log (grader failures).
+Run the same command again after an interruption: what is done is kept.
+
+exit status: 0 done, 1 some grading runs failed (run again to retry them),
+2 usage error, 130 interrupted (the gradebook covers what was done).
+
+examples:
+  python -m grader batch submissions/ --out grades
+  python -m grader batch moodle-download.zip --out grades --jobs 4 --config secret.cfg
+  python -m grader batch canvas.zip --out grades --regrade --visibility categories
+  python -m grader batch class/ --out grades --scheduler tcp://10.0.0.5:8786
+"""
+
+
+def register(commands: argparse._SubParsersAction,
+             add_grading_options: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``batch`` to the subcommands of ``python -m grader``."""
+    parser = commands.add_parser(
+        "batch", help="grade a whole class (a folder or an LMS zip), resumably",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Grade every submission in SUBMISSIONS, each in its own `python -m grader\n"
+                    "grade` process, into DIR: results, reports, gradebook.csv and "
+                    "summary.html.\nResumable: run it again and it goes on where it stopped.",
+        epilog=HELP_EPILOG)
+    parser.add_argument("submissions", type=Path, metavar="SUBMISSIONS",
+                        help="a folder of .py files, a folder of folders (one per student), "
+                             "or a .zip as Moodle, Canvas or Gradescope download it")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR",
+                        help="the output folder (created; reused to resume)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="grade N submissions at a time on this machine "
+                             "(default: the number of cores, %(default)s here)")
+    parser.add_argument("--regrade", action="store_true",
+                        help="grade every submission again, even those with a result in DIR")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="grade on a Dask cluster instead (e.g. tcp://10.0.0.5:8786); "
+                             "needs pip install 'ttt-minimax[dask]' here and on the workers")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help="stop a grading run that takes longer than this many wall "
+                             "seconds and report it (default: %(default)g; 0: no limit)")
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bar or line per submission: only the summary")
+    add_grading_options(parser)
+    parser.set_defaults(func=batch_command)
+
+
+def batch_command(args: argparse.Namespace) -> int:
+    """``python -m grader batch``: the front end (prints; the rest of this module does not)."""
+    if args.jobs < 1:
+        print("python -m grader batch: error: --jobs must be 1 or more", file=sys.stderr)
+        return EXIT_USAGE
+    folder = OutputFolder(args.out)
+    try:
+        submissions, warnings = find_submissions(args.submissions, folder.work)
+    except SubmissionsError as problem:
+        print(f"python -m grader batch: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if not submissions:
+        print(f"python -m grader batch: error: no submissions found in {args.submissions}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    options = BatchOptions(out=args.out, grading=GradingOptions.from_args(args),
+                           regrade=args.regrade, timeout=args.timeout or None)
+    from grader.suite.config import Config, ConfigError
+    try:       # a bad configuration would fail every grading run: say so once, now
+        Config.load(options.grading.config)
+    except ConfigError as problem:
+        print(f"python -m grader batch: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if args.scheduler:
+            from grader.classroom import distributed
+            runner: Runner = distributed.DaskRunner(args.scheduler)
+        else:
+            runner = LocalRunner(args.jobs)
+    except ImportError as problem:
+        print(f"python -m grader batch: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as problem:
+        print(f"python -m grader batch: error: cannot reach the scheduler {args.scheduler}: "
+              f"{problem}", file=sys.stderr)
+        return EXIT_USAGE
+    stop = threading.Event()
+    previous = _stop_on_signals(stop)
+    progress = ConsoleProgress(quiet=args.quiet)
+    try:
+        outcome = run_batch(submissions, options, runner, progress, stop)
+    except BatchLockedError as problem:
+        runner.close()
+        print(f"python -m grader batch: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    finally:
+        progress.close()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    print(closing_lines(outcome, folder), file=sys.stderr)
+    return outcome.exit_code
+
+
+def _stop_on_signals(stop: threading.Event) -> dict[int, Any]:
+    """Ctrl-C and SIGTERM set ``stop`` (a second one interrupts the wait for the end)."""
+    if threading.current_thread() is not threading.main_thread():
+        return {}
+
+    def on_signal(signum: int, frame: object) -> None:
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    return {signum: signal.signal(signum, on_signal)
+            for signum in (signal.SIGINT, signal.SIGTERM)}
+
+
+def closing_lines(outcome: BatchOutcome, folder: OutputFolder) -> str:
+    """The lines the batch ends with: what happened, where the books are."""
+    rows = outcome.rows
+    graded = [row for row in rows if row.score is not None]
+    lines = []
+    if outcome.interrupted:
+        lines.append("interrupted: run the same command again to go on where it stopped")
+    lines.append(f"{len(rows)} submissions: {len(graded)} with a score, "
+                 f"{len(outcome.graded)} graded now, {len(outcome.plan.done)} already done, "
+                 f"{len(outcome.plan.not_graded)} not graded, {len(outcome.failed)} failed")
+    for row in rows:
+        if row.score is None:
+            lines.append(f"  {row.student_id}: {row.status}")
+    lines.append(f"gradebook: {folder.gradebook}")
+    lines.append(f"summary:   {folder.summary}")
+    return "\n".join(lines)

@@ -1,0 +1,195 @@
+"""A class's results as a gradebook: one row per submission, and its CSV.
+
+A :class:`Row` is one submission as the gradebook sees it, read from the Gradescope
+results.json its grading run wrote (or, when it was not graded, the reason why). Nothing
+here grades, prints, or reads anything but those. (The summary page: ``summary``.)
+
+>>> rows = [not_graded_row("bob", "empty folder"), Row("alice", "graded", 80.0, 100.0)]
+>>> rows[0].status
+'not graded: empty folder'
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from grader.suite import table, writers
+
+EXTRA_COLUMNS = ["late", "name", "source", "no_answer"]   # after table.csv_header's columns
+NO_ANSWER = "no answer"
+NOT_GRADED = "not graded"
+
+
+
+@dataclass(frozen=True)
+class ItemScore:
+    """One rubric item of one submission."""
+
+    name: str
+    score: float
+    max_score: float
+    passed: bool
+    state: str = ""   # "passed", "failed", or "no answer": no check failed, some got no answer
+
+    @property
+    def unanswered(self) -> bool:
+        """Lost points only because calls gave no answer (not because anything was wrong)."""
+        return self.state == NO_ANSWER
+
+
+
+@dataclass(frozen=True)
+class Row:
+    """One submission in the gradebook: its scores, or why it has none.
+
+    ``status`` is ``"graded"``, ``"grader error"``, ``"not run: KIND"`` (the
+    submission could not be run: a syntax error, ...) or ``"not graded: WHY"``
+    (the batch could not grade it: an empty folder, a duplicate id, ...).
+    """
+
+    student_id: str
+    status: str
+    score: float | None = None        # None: not graded
+    max_score: float | None = None
+    items: tuple[ItemScore, ...] = ()
+    cpu_seconds: float | None = None  # the student's code, all calls together
+    wall_seconds: float | None = None
+    name: str = ""
+    late: bool = False
+    source: str = ""
+
+    @property
+    def ran(self) -> bool:
+        """Graded, and the submission could be run (so its items say something)."""
+        return self.score is not None and not self.status.startswith("not run")
+
+
+
+def row_from_results(student_id: str, data: dict[str, Any], name: str = "",
+                     late: bool = False, source: str = "") -> Row:
+    """The row of a submission from its Gradescope results.json (``grade --json``).
+
+    >>> data = {"score": 15.0, "tests": [{"name": "scores", "score": 15.0,
+    ...         "max_score": 20.0, "status": "failed"}], "extra_data": {}}
+    >>> row_from_results("alice", data).items[0]
+    ItemScore(name='scores', score=15.0, max_score=20.0, passed=False, state='failed')
+    """
+    tests = [test for test in data.get("tests", []) if isinstance(test, dict)]
+    items = tuple(ItemScore(str(test.get("name", f"test {number}")),
+                            _number(test.get("score")) or 0.0,
+                            _number(test.get("max_score")) or 0.0,
+                            test.get("status") == "passed", _state(test))
+                  for number, test in enumerate(tests, 1))
+    extra: dict[str, Any] = data.get("extra_data") or {}
+    if not isinstance(extra, dict):
+        extra = {}
+    max_score = _number(extra.get("max_score"))
+    if max_score is None:
+        max_score = round(sum(item.max_score for item in items), 2)
+    if extra.get("grader_error"):
+        status = "grader error"
+    elif extra.get("load_error"):
+        status = f"not run: {extra.get('load_kind') or 'error'}"
+    else:
+        status = "graded"
+    wall = _number(extra.get("wall_seconds"))
+    return Row(student_id, status, _number(data.get("score")) or 0.0, max_score, items,
+               _number(extra.get("student_cpu_seconds")),
+               wall if wall is not None else _number(data.get("execution_time")),
+               name, late, source)
+
+
+
+def _state(test: dict[str, Any]) -> str:
+    extra = test.get("extra_data")
+    state = extra.get("state") if isinstance(extra, dict) else None
+    if state in ("passed", "failed", NO_ANSWER):
+        return state
+    return "passed" if test.get("status") == "passed" else "failed"
+
+
+
+def not_graded_row(student_id: str, reason: str, name: str = "", late: bool = False,
+                   source: str = "") -> Row:
+    """The row of a submission the batch could not grade, with the reason.
+
+    >>> not_graded_row("carol", "duplicate student id").score is None
+    True
+    """
+    return Row(student_id, f"{NOT_GRADED}: {reason}", name=name, late=late, source=source)
+
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+
+def item_names(rows: Iterable[Row]) -> list[str]:
+    """The rubric items of ``rows``, in the order they first appear."""
+    names: list[str] = []
+    for row in rows:
+        for item in row.items:
+            if item.name not in names:
+                names.append(item.name)
+    return names
+
+
+
+def gradebook_columns(names: Sequence[str]) -> list[str]:
+    """``grade --csv``'s columns (table.csv_header), then late, name, source, and the
+    items on which no call gave an answer (nothing judged, no points: "no_answer").
+
+    >>> gradebook_columns(["scores"])
+    ['student_id', 'score', 'max_score', 'scores', 'status', 'cpu_seconds', 'wall_seconds', \
+'late', 'name', 'source', 'no_answer']
+    """
+    for name in names:
+        if name in EXTRA_COLUMNS:
+            raise ValueError(f"a rubric item cannot be called {name!r}: that is a CSV column")
+    return table.csv_header(list(names)) + EXTRA_COLUMNS
+
+
+
+def gradebook_csv(rows: Sequence[Row]) -> str:
+    """The gradebook as CSV text: one row per submission; empty cells when not graded."""
+    names = item_names(rows)
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=gradebook_columns(names), restval="",
+                            lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        line: dict[str, Any] = {
+            "student_id": row.student_id,
+            "score": cell(row.score),
+            "max_score": cell(row.max_score),
+            "status": row.status,
+            "cpu_seconds": cell(row.cpu_seconds),
+            "wall_seconds": cell(row.wall_seconds),
+            "late": "late" if row.late else "",
+            "name": row.name,
+            "source": row.source,
+            "no_answer": "; ".join(item.name for item in row.items if item.unanswered),
+        }
+        for item in row.items:
+            line[item.name] = cell(item.score)
+        writer.writerow(line)
+    return buffer.getvalue()
+
+
+
+def cell(value: float | None) -> str:
+    return "" if value is None else f"{round(value, 3):g}"
+
+
+
+def write_gradebook(path: Path, rows: Sequence[Row]) -> None:
+    """Write :func:`gradebook_csv` to ``path`` atomically (readers never see half of it)."""
+    writers.write_text_atomic(path, gradebook_csv(rows))

@@ -1,0 +1,244 @@
+"""Grading one submission in its own ``python -m grader grade`` process, and the runners
+that do it for a batch (here; ``grader.classroom.distributed`` on a Dask cluster).
+
+>>> GradingOptions(exhaustive=True, visibility="categories").argv()
+['--exhaustive', '--visibility', 'categories']
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import contextlib
+import functools
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Protocol
+
+import grader
+from grader.classroom.discover import Submission
+
+GRADER_HOME = Path(grader.__file__).resolve().parent.parent  # where `python -m grader` runs
+MAX_OUTPUT_BYTES = 1024 * 1024            # what we keep of a grading run's stdout and stderr
+DEFAULT_TIMEOUT = 1800.0                  # wall seconds one grading run may take
+GRACE_SECONDS = 10.0                      # after SIGTERM, before SIGKILL
+
+
+@dataclass(frozen=True)
+class GradingOptions:
+    """The options of ``python -m grader grade`` that every submission of a batch shares.
+
+    >>> GradingOptions(exhaustive=True, visibility="categories").argv()
+    ['--exhaustive', '--visibility', 'categories']
+    """
+
+    exhaustive: bool = False
+    visibility: str = "full"
+    config: Path | None = None
+    checks: tuple[Path, ...] = ()
+
+    @classmethod
+    def from_args(cls, args: argparse.Namespace) -> "GradingOptions":
+        """The options of a parsed command line (see ``cli.add_grading_options``)."""
+        config = getattr(args, "config", None)
+        return cls(exhaustive=bool(getattr(args, "exhaustive", False)),
+                   visibility=getattr(args, "visibility", "full") or "full",
+                   config=Path(config).resolve() if config else None,
+                   checks=tuple(Path(check).resolve() for check in getattr(args, "checks", ())))
+
+    def argv(self) -> list[str]:
+        """These options as arguments of ``python -m grader grade``."""
+        argv: list[str] = []
+        if self.exhaustive:
+            argv.append("--exhaustive")
+        if self.visibility != "full":
+            argv += ["--visibility", self.visibility]
+        if self.config is not None:
+            argv += ["--config", str(self.config)]
+        if self.checks:
+            argv += ["--checks", *map(str, self.checks)]
+        return argv
+
+
+def grade_argv(submission: Path, json_path: Path, student_id: str,
+               options: GradingOptions) -> list[str]:
+    """The command that grades one submission (run it with ``cwd=GRADER_HOME``).
+
+    >>> grade_argv(Path("/s/a.py"), Path("/o/a.json"), "a", GradingOptions())[1:]
+    ['-m', 'grader', 'grade', '/s/a.py', '--json', '/o/a.json', '--student-id=a']
+    """
+    return [sys.executable, "-m", "grader", "grade", str(submission), "--json", str(json_path),
+            f"--student-id={student_id}", *options.argv()]
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """What one ``python -m grader grade`` run left behind."""
+
+    student_id: str
+    returncode: int | None        # None: it never started
+    results: str | None           # the results.json it wrote, as text
+    report: str = ""              # its stdout: the text report
+    errors: str = ""              # its stderr
+    seconds: float = 0.0          # wall time
+    timed_out: bool = False       # stopped because it ran over the timeout
+    stopped: bool = False         # stopped because the batch was interrupted
+
+    @property
+    def complete(self) -> bool:
+        """It finished by itself and wrote its results (a grader error is a result too)."""
+        return not (self.timed_out or self.stopped) and self.results is not None \
+            and self.returncode in (0, 1)
+
+
+def run_grade(submission: Path, student_id: str, options: GradingOptions, scratch: Path,
+              timeout: float | None = DEFAULT_TIMEOUT,
+              should_stop: Callable[[], bool] = lambda: False,
+              grace: float = GRACE_SECONDS) -> Attempt:
+    """Grade one submission in a ``python -m grader grade`` subprocess; never raises for it.
+
+    The subprocess writes into ``scratch`` (a folder of its own); on a timeout
+    or when ``should_stop()`` turns true it gets SIGTERM (it then closes its
+    sandbox and writes what it has), and SIGKILL ``grace`` seconds later.
+    """
+    scratch = Path(scratch)
+    scratch.mkdir(parents=True, exist_ok=True)
+    json_path = scratch / "results.json"
+    argv = grade_argv(Path(submission).resolve(), json_path.resolve(), student_id, options)
+    started = time.monotonic()
+    timed_out = stopped = False
+    with open(scratch / "stdout", "wb") as stdout, open(scratch / "stderr", "wb") as stderr:
+        try:
+            process = subprocess.Popen(argv, cwd=GRADER_HOME, stdin=subprocess.DEVNULL,
+                                       stdout=stdout, stderr=stderr, start_new_session=True,
+                                       preexec_fn=functools.partial(_die_with_parent,
+                                                                    os.getpid()))
+        except OSError as problem:
+            return Attempt(student_id, None, None, errors=f"cannot start the grader: {problem}")
+        try:
+            while True:
+                try:
+                    process.wait(timeout=0.25)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                timed_out = timeout is not None and time.monotonic() - started > timeout
+                stopped = not timed_out and should_stop()
+                if timed_out or stopped:
+                    _terminate(process, grace)
+                    break
+        except BaseException:
+            _terminate(process, 0)
+            raise
+    try:
+        results: str | None = json_path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        results = None
+    return Attempt(student_id, process.returncode, results,
+                   report=_read_capped(scratch / "stdout"),
+                   errors=_read_capped(scratch / "stderr"),
+                   seconds=round(time.monotonic() - started, 3),
+                   timed_out=timed_out, stopped=stopped)
+
+
+def _terminate(process: subprocess.Popen, grace: float) -> None:
+    """SIGTERM, then after ``grace`` seconds SIGKILL to the whole process group."""
+    with contextlib.suppress(ProcessLookupError):
+        if grace > 0:
+            process.terminate()
+            try:
+                process.wait(timeout=grace)
+                return
+            except subprocess.TimeoutExpired:
+                pass
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def _read_capped(path: Path) -> str:
+    with open(path, "rb") as file:
+        data = file.read(MAX_OUTPUT_BYTES + 1)
+    text = data[:MAX_OUTPUT_BYTES].decode("utf-8", errors="replace")
+    return text + ("\n[... cut]\n" if len(data) > MAX_OUTPUT_BYTES else "")
+
+
+def _die_with_parent(parent: int) -> None:  # pragma: no cover - in the child, before exec
+    # Linux: if the batch dies (even SIGKILL), its grading runs get SIGTERM instead of
+    # going on as orphans.
+    if _PRCTL is not None:
+        _PRCTL(1, signal.SIGTERM)    # PR_SET_PDEATHSIG
+        if os.getppid() != parent:   # it died before the line above
+            os._exit(1)
+
+
+def _load_prctl() -> Callable[[int, int], int] | None:
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
+_PRCTL = _load_prctl()
+
+
+@dataclass(frozen=True)
+class Job:
+    """One submission to grade, with what every grading run of the batch shares."""
+
+    submission: Submission
+    options: GradingOptions
+    scratch: Path                        # a folder for this attempt only
+    timeout: float | None = DEFAULT_TIMEOUT
+
+
+class Runner(Protocol):
+    """Where the grading runs happen: this machine (LocalRunner) or a Dask cluster."""
+
+    def submit(self, job: Job) -> concurrent.futures.Future:
+        """Start grading ``job`` (now or when a slot is free); the future gives an Attempt."""
+
+    def stop(self) -> None:
+        """Start nothing more; stop the running ones (they end with ``stopped=True``)."""
+
+    def close(self) -> None:
+        """Release everything (threads, connections)."""
+
+
+class LocalRunner:
+    """Runs ``jobs`` grading subprocesses at a time on this machine.
+
+    >>> runner = LocalRunner(jobs=2); runner.close()
+    """
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
+        self._pool = concurrent.futures.ThreadPoolExecutor(self.jobs,
+                                                           thread_name_prefix="grade")
+        self._stop = threading.Event()
+
+    def submit(self, job: Job) -> concurrent.futures.Future:
+        return self._pool.submit(self._run, job)
+
+    def _run(self, job: Job) -> Attempt:
+        submission = job.submission
+        if self._stop.is_set():
+            return Attempt(submission.student_id, None, None, stopped=True)
+        assert submission.path is not None
+        return run_grade(submission.path, submission.student_id, job.options, job.scratch,
+                         job.timeout, self._stop.is_set)
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,302 @@
+"""The class summary page: one HTML file that works offline, its charts as inline SVG.
+
+Score histogram, how often each rubric item failed (and how often it got no answer), the
+slowest submissions, what was not run or not graded and why, and every submission's
+scores. It reads gradebook rows; nothing here grades or prints.
+
+>>> from grader.classroom.gradebook import Row, not_graded_row
+>>> "<svg" in summary_html([not_graded_row("bob", "empty folder"), Row("alice", "graded", 80.0, 100.0)])
+True
+"""
+
+from __future__ import annotations
+
+import html
+import statistics
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from grader.classroom.gradebook import NO_ANSWER, NOT_GRADED, Row, cell, item_names
+from grader.suite import writers
+
+SLOWEST = 10
+
+
+@dataclass(frozen=True)
+class ClassStats:
+    """The numbers the summary page shows."""
+
+    total: int
+    graded: int
+    ran: int
+    not_run: dict[str, int]          # "not run: syntax" -> count
+    not_graded: dict[str, int]       # reason -> count
+    grader_errors: int
+    scores: tuple[float, ...]
+    max_score: float
+    item_failures: dict[str, tuple[int, int]]   # item -> (failed, out of)
+    item_no_answer: dict[str, int]              # item -> submissions with no answer on it
+    item_means: dict[str, tuple[float, float]]  # item -> (mean score, max score)
+
+    @classmethod
+    def of(cls, rows: Sequence[Row]) -> "ClassStats":
+        graded = [row for row in rows if row.score is not None]
+        ran = [row for row in graded if row.ran]
+        failures: dict[str, tuple[int, int]] = {}
+        no_answer: dict[str, int] = {}
+        means: dict[str, tuple[float, float]] = {}
+        for name in item_names(ran):
+            items = [item for row in ran for item in row.items if item.name == name]
+            failures[name] = (sum(not item.passed and not item.unanswered for item in items),
+                              len(items))
+            no_answer[name] = sum(item.unanswered for item in items)
+            means[name] = (statistics.fmean(item.score for item in items),
+                           max(item.max_score for item in items))
+        max_score = max((row.max_score or 0.0 for row in graded), default=0.0)
+        return cls(
+            total=len(rows), graded=len(graded), ran=len(ran),
+            not_run=dict(Counter(row.status for row in graded
+                                 if row.status.startswith("not run")).most_common()),
+            not_graded=dict(Counter(_reason_kind(row.status) for row in rows
+                                    if row.score is None).most_common()),
+            grader_errors=sum(row.status == "grader error" for row in rows),
+            scores=tuple(row.score or 0.0 for row in graded),
+            max_score=max_score, item_failures=failures, item_no_answer=no_answer,
+            item_means=means)
+
+
+def _reason_kind(status: str) -> str:
+    """ "not graded: duplicate student id 'x': a.py, b.py" -> "duplicate student id"."""
+    reason = status.removeprefix(f"{NOT_GRADED}: ")
+    for separator in (": ", " ("):
+        reason = reason.split(separator)[0]
+    return reason
+
+
+def histogram(scores: Sequence[float], max_score: float, bins: int = 10) -> list[int]:
+    """How many scores fall in each of ``bins`` equal ranges of 0..max (the last one closed).
+
+    >>> histogram([0, 49, 50, 100], 100, bins=2)
+    [2, 2]
+    """
+    counts = [0] * bins
+    if max_score <= 0:
+        counts[-1] = len(scores)
+        return counts
+    for score in scores:
+        index = min(bins - 1, max(0, int(score / max_score * bins)))
+        counts[index] += 1
+    return counts
+
+
+def histogram_svg(scores: Sequence[float], max_score: float, bins: int = 10) -> str:
+    """The score histogram as an inline SVG bar chart."""
+    counts = histogram(scores, max_score, bins)
+    width, height, left, bottom, top = 640, 230, 40, 36, 16
+    plot_w, plot_h = width - left - 24, height - bottom - top
+    tallest = max(counts) or 1
+    bar_w = plot_w / bins
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+             f'width="{width}" height="{height}" role="img" '
+             f'aria-label="Histogram of {len(scores)} scores">']
+    parts.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" '
+                 f'y2="{top + plot_h}" class="axis"/>')
+    for index, count in enumerate(counts):
+        low = max_score * index / bins
+        high = max_score * (index + 1) / bins
+        bar_h = plot_h * count / tallest
+        x = left + index * bar_w
+        y = top + plot_h - bar_h
+        label = f"{low:g}–{high:g}: {count}"
+        parts.append(f'<rect x="{x + 2:.1f}" y="{y:.1f}" width="{bar_w - 4:.1f}" '
+                     f'height="{bar_h:.1f}" class="bar"><title>{_e(label)}</title></rect>')
+        if count:
+            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{y - 3:.1f}" '
+                         f'class="count">{count}</text>')
+        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 14}" '
+                     f'class="tick">{low:g}</text>')
+    parts.append(f'<text x="{left + plot_w:.1f}" y="{top + plot_h + 14}" '
+                 f'class="tick">{max_score:g}</text>')
+    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" class="label">'
+                 f'score (out of {max_score:g})</text>')
+    parts.append(f'<text x="12" y="{top + plot_h / 2:.1f}" class="label" '
+                 f'transform="rotate(-90 12 {top + plot_h / 2:.1f})">submissions</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def failure_rate_svg(failures: dict[str, tuple[int, int]]) -> str:
+    """One horizontal bar per rubric item: the share of submissions that failed it."""
+    row_h, label_w, bar_w = 26, 150, 330
+    width, height = label_w + bar_w + 90, row_h * max(1, len(failures)) + 8
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
+             f'width="{width}" height="{height}" role="img" '
+             f'aria-label="Failure rate of each rubric item">']
+    for index, (name, (failed, total)) in enumerate(failures.items()):
+        rate = failed / total if total else 0.0
+        y = 4 + index * row_h
+        parts.append(f'<text x="{label_w - 8}" y="{y + 16}" class="name">{_e(name)}</text>')
+        parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{bar_w}" height="{row_h - 8}" '
+                     f'class="track"/>')
+        parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{bar_w * rate:.1f}" '
+                     f'height="{row_h - 8}" class="fail"><title>{_e(name)}: {failed} of '
+                     f'{total} failed</title></rect>')
+        parts.append(f'<text x="{label_w + bar_w + 8}" y="{y + 16}" class="rate">'
+                     f'{rate:.0%} ({failed}/{total})</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_STYLE = """
+body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
+       max-width: 1100px; padding: 0 1em; color: #1d2433; }
+h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { margin-top: 1.8em; font-size: 1.2em; }
+.muted { color: #667; } .cards { display: flex; flex-wrap: wrap; gap: .8em; }
+.card { border: 1px solid #d8dce6; border-radius: 8px; padding: .6em 1em; min-width: 8em; }
+.card b { display: block; font-size: 1.5em; }
+table { border-collapse: collapse; margin-top: .5em; font-size: 14px; }
+th, td { border-bottom: 1px solid #e4e7ee; padding: .3em .6em; text-align: left; }
+td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.ok { background: #e7f6ec; } td.bad { background: #fdeaea; } td.none { color: #999; }
+td.quiet { background: #f1f1f1; color: #666; }
+svg .bar { fill: #4c78a8; } svg .fail { fill: #e45756; } svg .track { fill: #eef0f4; }
+svg .axis { stroke: #889; } svg text { font: 12px system-ui, sans-serif; fill: #334; }
+svg .count, svg .tick, svg .label { text-anchor: middle; } svg .name { text-anchor: end; }
+"""
+
+
+def summary_html(rows: Sequence[Row], title: str = "Class summary") -> str:
+    """The class summary page: one self-contained HTML file, charts as inline SVG.
+
+    Shows the score histogram, the failure rate of each rubric item, the
+    slowest submissions by the student's CPU time, what was not run or not
+    graded and why, and every submission's scores.
+    """
+    stats = ClassStats.of(rows)
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>{_e(title)}</title>", '<meta name="viewport" '
+           'content="width=device-width, initial-scale=1">', f"<style>{_STYLE}</style>",
+           "</head><body>", f"<h1>{_e(title)}</h1>",
+           f'<p class="muted">{stats.total} submissions; written '
+           f'{_e(time.strftime("%Y-%m-%d %H:%M"))}.</p>']
+    out += _cards(stats)
+    out.append("<h2>Scores</h2>")
+    if stats.scores:
+        out.append(histogram_svg(stats.scores, stats.max_score))
+    else:
+        out.append('<p class="muted">No submission has a score yet.</p>')
+    out.append("<h2>Rubric items: how often each failed</h2>")
+    if stats.item_failures:
+        out.append(f'<p class="muted">Among the {stats.ran} submissions that could be run.</p>')
+        out.append(failure_rate_svg(stats.item_failures))
+        out += _items_table(stats)
+    else:
+        out.append('<p class="muted">No submission could be run yet.</p>')
+    out += _not_graded_section(rows, stats)
+    out += _slowest_section(rows)
+    out += _all_rows_section(rows)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _cards(stats: ClassStats) -> list[str]:
+    scores = stats.scores
+    cards = [("submissions", str(stats.total)), ("graded", str(stats.graded)),
+             ("not run", str(sum(stats.not_run.values()))),
+             ("not graded", str(sum(stats.not_graded.values())))]
+    if stats.grader_errors:
+        cards.append(("grader errors", str(stats.grader_errors)))
+    if scores:
+        cards += [("mean", f"{statistics.fmean(scores):.1f}"),
+                  ("median", f"{statistics.median(scores):g}"),
+                  ("full marks", str(sum(score >= stats.max_score for score in scores)))]
+    return ['<div class="cards">'] + [f'<div class="card"><b>{_e(value)}</b>{_e(label)}</div>'
+                                      for label, value in cards] + ["</div>"]
+
+
+def _items_table(stats: ClassStats) -> list[str]:
+    lines = ['<table><tr><th>item</th><th class="num">failed</th>'
+             f'<th class="num">{NO_ANSWER}</th><th class="num">mean score</th></tr>']
+    for name, (failed, total) in stats.item_failures.items():
+        mean, top = stats.item_means[name]
+        lines.append(f'<tr><td>{_e(name)}</td><td class="num">{failed} / {total}</td>'
+                     f'<td class="num">{stats.item_no_answer.get(name, 0)} / {total}</td>'
+                     f'<td class="num">{mean:.1f} / {top:g}</td></tr>')
+    lines.append('<tr><td colspan="4" class="muted">failed: something was judged wrong; '
+                 f'{NO_ANSWER}: nothing failed, but calls raised, crashed or ran out of time, '
+                 'so nothing could be judged (no points either way)</td></tr>')
+    lines.append("</table>")
+    return lines
+
+
+def _not_graded_section(rows: Sequence[Row], stats: ClassStats) -> list[str]:
+    trouble = [row for row in rows if row.score is None or not row.ran
+               or row.status == "grader error"]
+    lines = ["<h2>Not run, not graded</h2>"]
+    if not trouble:
+        return lines + ['<p class="muted">Every submission was graded and could be run.</p>']
+    counts = {**stats.not_run, **{f"{NOT_GRADED}: {reason}": count
+                                  for reason, count in stats.not_graded.items()}}
+    if stats.grader_errors:
+        counts["grader error"] = stats.grader_errors
+    lines.append('<table><tr><th>reason</th><th class="num">count</th></tr>')
+    lines += [f'<tr><td>{_e(reason)}</td><td class="num">{count}</td></tr>'
+              for reason, count in counts.items()]
+    lines.append("</table>")
+    lines.append('<table><tr><th>student</th><th>status</th><th>source</th></tr>')
+    lines += [f"<tr><td>{_e(row.student_id)}</td><td>{_e(row.status)}</td>"
+              f"<td>{_e(row.source)}</td></tr>" for row in trouble]
+    lines.append("</table>")
+    return lines
+
+
+def _slowest_section(rows: Sequence[Row]) -> list[str]:
+    timed = sorted((row for row in rows if row.cpu_seconds is not None),
+                   key=lambda row: row.cpu_seconds or 0.0, reverse=True)[:SLOWEST]
+    lines = ["<h2>Slowest submissions (the student's CPU time)</h2>"]
+    if not timed:
+        return lines + ['<p class="muted">No timings yet.</p>']
+    lines.append('<table><tr><th>student</th><th class="num">CPU s</th>'
+                 '<th class="num">wall s</th><th class="num">score</th></tr>')
+    lines += [f'<tr><td>{_e(row.student_id)}</td><td class="num">{row.cpu_seconds:.2f}</td>'
+              f'<td class="num">{row.wall_seconds or 0.0:.2f}</td>'
+              f'<td class="num">{cell(row.score)}</td></tr>' for row in timed]
+    lines.append("</table>")
+    return lines
+
+
+def _all_rows_section(rows: Sequence[Row]) -> list[str]:
+    names = item_names(rows)
+    head = "".join(f'<th class="num">{_e(name)}</th>' for name in names)
+    lines = ["<h2>Every submission</h2>",
+             f'<table><tr><th>student</th><th>name</th><th class="num">score</th>{head}'
+             '<th>status</th></tr>']
+    for row in rows:
+        cells = {item.name: item for item in row.items}
+        tds = []
+        for name in names:
+            item = cells.get(name)
+            if item is None or not row.ran:
+                tds.append('<td class="num none">–</td>')
+            else:
+                css = "ok" if item.passed else "quiet" if item.unanswered else "bad"
+                title = f' title="{NO_ANSWER}"' if item.unanswered else ""
+                tds.append(f'<td class="num {css}"{title}>{item.score:g}</td>')
+        late = " (late)" if row.late else ""
+        lines.append(f"<tr><td>{_e(row.student_id)}</td><td>{_e(row.name)}{late}</td>"
+                     f'<td class="num">{cell(row.score)}</td>{"".join(tds)}'
+                     f"<td>{_e(row.status)}</td></tr>")
+    lines.append("</table>")
+    return lines
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def write_summary(path: Path, rows: Sequence[Row], title: str = "Class summary") -> None:
+    """Write :func:`summary_html` to ``path`` atomically."""
+    writers.write_text_atomic(path, summary_html(rows, title))

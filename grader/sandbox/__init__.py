@@ -1,0 +1,27 @@
+"""The sandbox: the student's code in a process of its own; only answers come back.
+
+One concern a module:
+
+- ``box``: :class:`Sandbox`, the small API the grader uses (start, call, calibrate, close);
+- ``submission`` and ``python2``: reading a submission and saying why it cannot run;
+- ``process``: the worker's process, its pipes, and killing it with all it started;
+- ``protocol``: what travels on the pipes, and how an answer is read;
+- ``clock``: a call's CPU time, read from /proc, and when it must stop;
+- ``layers``, ``uids``, ``limits``: bubblewrap, Landlock, a uid of its own, rlimits;
+- ``inside/``: the code that runs in the sandbox (standard library only).
+
+    with Sandbox(Path("mm_player.py")) as box:
+        reply = box.call("mm_move", Position.empty(3), cpu_limit=5.0)
+"""
+
+from grader.sandbox.box import Sandbox
+from grader.sandbox.errors import SandboxError
+from grader.sandbox.layers import bwrap_available
+from grader.sandbox.limits import Limits
+from grader.sandbox.protocol import Opaque, Reply
+from grader.sandbox.python2 import python2_fix
+from grader.sandbox.submission import LoadError, read_submission
+from grader.sandbox.uids import SANDBOX_UIDS
+
+__all__ = ["Sandbox", "SandboxError", "Limits", "Reply", "Opaque", "LoadError",
+           "read_submission", "python2_fix", "bwrap_available", "SANDBOX_UIDS"]

@@ -1,0 +1,376 @@
+"""The student's process: start it, limit it, talk to it, kill it, restart it.
+
+The grader never imports student code. A :class:`Sandbox` runs :mod:`grader.worker` in a
+child process that imports the submission; the parent sends positions and gets back only
+answers, over a private pipe, as JSON, each echoing a fresh random token. One bad call
+(exception, timeout, crash, garbage) costs that call: the worker is restarted before the next.
+
+>>> from grader.judge.position import Position
+>>> with Sandbox(Path("tests/submissions/sandbox/legacy.py")) as box:  # doctest: +SKIP
+...     box.call("mm_move", Position.empty(2), cpu_limit=1.0)
+Reply(status='ok', answer=(1, (0, 0)), cpu_seconds=0.0004, board_after=(1, 1, 1, 1), ...)
+
+Layers, each one on whenever this machine allows it (``Sandbox.isolation`` says which were):
+
+- a separate process in its own session and process group, stdin from /dev/null, a scrubbed
+  environment, ``python -I -S``, a private working directory holding only a copy of the file;
+- rlimits set by the worker before the submission is read: address space, file size, open
+  files, processes, no core dumps; no new privileges (setuid binaries give nothing);
+- as root, a uid of its own: the worker becomes a uid (and gid) that no other process uses,
+  drawn from ``SANDBOX_UIDS``, so its process limit is its own, it cannot signal or trace
+  the grader or another sandbox, and the fallback finds every process it started by that
+  uid; where that uid could not read the Python installation (under /root, say), the worker
+  keeps one capability, CAP_DAC_READ_SEARCH, and Landlock confines what it reads;
+- Landlock when the kernel has it: reads only beneath the system, the Python installation,
+  ``provided``, the worker, the shims and the box; writes only to its scratch directory;
+  no TCP (ABI 4+); no signal to any process outside the sandbox (ABI 6+);
+- bubblewrap when it is installed and works (``TTT_GRADER_NO_BWRAP=1`` or ``use_bwrap=False``
+  turns it off): only the system, the Python installation, ``provided``, the worker and the
+  shims are visible, read-only; a private /tmp; no network; a pid namespace, so killing its
+  init kills everything the student started, double-forked daemons included.
+
+What stays weaker (tests/sandbox/test_hostile.py checks the rest, on both paths):
+
+- without Landlock, the fallback confines neither reads, nor writes to world-writable places
+  such as /tmp, nor the network; with it, UDP and path-named unix sockets (subject to their
+  file permissions) stay reachable;
+- not run as root, the fallback runs the student as the grader's own uid: stragglers are
+  found by their environment only, and without Landlock ABI 6 the student could signal the
+  grader's other processes;
+- the board after a call is reported by the worker, inside the student's process, so a
+  determined submission can forge it. An answer can only ever be forged into another
+  answer: the grader judges it. Time is not forgeable: the parent reads the worker's CPU
+  time from /proc (every thread, and children it has reaped), not from the worker;
+- CPU time spent by processes the student started and left running is not counted.
+
+Time: :meth:`Sandbox.call` stops a call as soon as the worker has used its CPU limit, or
+has been *active* (on a CPU, or sleeping, or blocked: anything but waiting for a CPU that
+other processes hold) for the limit plus ``Limits.grace``; a busy machine slows a call
+down without moving it closer to its limit. The first worker times the reference search
+(``grader.timing.policy``) from outside, before the submission is loaded; :meth:`Sandbox.calibrate`
+times it again, now, in a *reference worker*: a second worker, started when first needed,
+that never loads the submission (student code could slow the reference down from inside
+its own process). The latest result is ``Sandbox.calibration``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import shutil
+import tempfile
+import time
+import weakref
+from pathlib import Path
+
+from grader.judge.position import Position
+from grader.sandbox.clock import Late, Watch
+from grader.sandbox.errors import SandboxError
+from grader.sandbox.layers import describe_layers, others_can_read, want_bwrap
+from grader.sandbox.limits import Limits
+from grader.sandbox.process import Worker, tail
+from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, call_request, reference_request,
+                                     reply_from)
+from grader.sandbox.submission import LoadError, load_error, read_submission
+from grader.sandbox.uids import pick_uid
+from grader.timing.policy import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_RUNS, Calibration,
+                                  TimingError)
+
+
+class Sandbox:
+    """One submission's worker process. A context manager; ``close()`` may be called twice.
+
+    >>> box = Sandbox(Path("mm_player.py"), Limits(memory_bytes=512 << 20))
+    >>> box.start()  # doctest: +SKIP
+    >>> box.call("move_wrapper", Position.empty(3), cpu_limit=2.0, trials=1)  # doctest: +SKIP
+    Reply(status='ok', answer=(1, 1), cpu_seconds=0.41, board_after=(1, 1, 1, 1, ...), ...)
+    >>> box.close()
+    """
+
+    def __init__(self, submission: Path, limits: Limits = Limits(), *,
+                 use_bwrap: bool | None = None) -> None:
+        self.submission = Path(submission)
+        self.limits = limits
+        self.use_bwrap = use_bwrap
+        self.isolation: tuple[str, ...] = ()
+        self.restarts = 0
+        self.load_output = ""
+        self.import_calls: tuple[str, ...] = ()   # "play_game"/"run_gui" skipped at import
+        self.calibration: Calibration | None = None  # the reference, timed in this sandbox
+        self.calibrations = 0                        # how many times it was timed
+        self._interrupted = False
+        self._resources = _Resources()
+        self._finalizer = weakref.finalize(self, self._resources.release)
+        self._started = False
+        self._closed = False
+        self._bwrap = False
+        self._uid: int | None = None    # the sandbox's own uid (root only)
+        self._name = ""
+        self._lines: list[str] = []
+
+    def __enter__(self) -> "Sandbox":
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else "running" if self._started else "new"
+        return f"<Sandbox {self.submission} {state}, {self.restarts} restarts>"
+
+    def start(self) -> None:
+        """Start the worker and import the submission. Raises LoadError or SandboxError."""
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if self._started:
+            return
+        try:
+            source, text = read_submission(self.submission)
+            self._lines = text.splitlines()
+            self._bwrap = want_bwrap(self.use_bwrap)
+            self._name = _safe_name(self.submission.name)
+            self._uid = pick_uid() if os.geteuid() == 0 else None
+            self._resources.box = _make_box(self._name, source, self._uid)
+            self._spawn()
+        except BaseException:
+            self.close()
+            raise
+        self._started = True
+
+    def close(self) -> None:
+        """Kill the worker and everything it started; remove the private directory."""
+        self._closed = True
+        self._resources.release()
+
+    def interrupt(self) -> None:
+        """Ask the call in progress (or the next one) to stop: it raises KeyboardInterrupt.
+
+        Safe from a signal handler: it only sets a flag that calls look at between polls."""
+        self._interrupted = True
+
+    def ready(self) -> str | None:
+        """Make sure a worker is running (restarting it after a timeout or a crash, and
+        timing the reference again after a timeout). None, or why it could not restart."""
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if not self._started:
+            self.start()
+        if self._resources.worker is None:
+            try:
+                self._spawn()
+            except (LoadError, SandboxError) as exc:
+                return f"the worker could not be restarted: {exc}"
+            finally:
+                self.restarts += 1
+        return None
+
+    def call(self, function: str, position: Position, cpu_limit: float,
+             trials: int = 1) -> Reply:
+        """Call ``mm_move(board, player)`` or ``move_wrapper(board, player, trials)``.
+
+        The worker builds a fresh ``provided.TTTBoard`` from ``position``. The call is
+        stopped when it has used ``cpu_limit`` seconds of CPU time, or has been active
+        (computing or waiting, not queued behind other processes) for ``cpu_limit`` plus
+        ``Limits.grace``. After a timeout or a crash the worker is killed, and restarted
+        before the next call (after a timeout, with the reference timed again).
+        """
+        if function not in FUNCTIONS:
+            raise ValueError(f"function must be one of {FUNCTIONS}, got {function!r}")
+        if not cpu_limit > 0:
+            raise ValueError(f"cpu_limit must be positive, got {cpu_limit!r}")
+        if self._interrupted:
+            raise KeyboardInterrupt
+        problem = self.ready()
+        if problem is not None:
+            return Reply("crash", None, 0.0, None, "", problem)
+        worker = self._resources.worker
+        assert worker is not None
+        token = secrets.token_hex(8)
+        worker.output.clear()
+        watch = Watch(worker.clock, cpu_limit, self.limits, lambda: self._interrupted)
+        try:
+            worker.send(dict(call_request(function, position, trials), tok=token))
+            message = worker.receive(token, watch.deadline, watch.check)
+            cpu, active = watch.finish()
+            reply = reply_from(message, position, worker.output.take(), cpu, active)
+        except Late as late:
+            cpu, active = watch.finish()
+            self._stop_worker()
+            return Reply("timeout", None, max(cpu, 0.0), None, worker.output.take(),
+                         late.describe(function, cpu_limit, cpu, active), active,
+                         late.waited)
+        except Broken as exc:
+            return self._crash(worker, exc)
+        except BaseException:
+            self._stop_worker()  # a KeyboardInterrupt mid-call leaves the protocol unknown
+            raise
+        return reply
+
+    def calibrate(self) -> Calibration:
+        """Time the reference again, now, in the reference worker (started if need be)."""
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if not self._started:
+            self.start()
+            assert self.calibration is not None
+            return self.calibration
+        worker = self._resources.reference
+        try:
+            if worker is None:
+                worker = self._resources.reference = self._start_worker()
+                self._ask(worker, reference_request(Position.empty(2)), first=True)
+                worker.find_pid()
+            self._time_reference(worker)
+        except (Late, Broken, TimingError, SandboxError) as exc:
+            if self._resources.reference is not None:
+                self._resources.reference.stop()
+                self._resources.reference = None
+            raise SandboxError(f"the reference worker failed: {exc}") from None
+        assert self.calibration is not None
+        return self.calibration
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _start_worker(self) -> "Worker":
+        box = self._resources.box
+        assert box is not None
+        read_cap = self._uid is not None and not self._bwrap and not others_can_read(box)
+        return Worker.start(box, self._name, self.limits, self._bwrap, self._uid, read_cap)
+
+    def _spawn(self) -> None:
+        """Start a worker and load the submission into it; raise LoadError on failure."""
+        worker = self._start_worker()
+        self._resources.worker = worker
+        calibrate = self.calibration is None  # the first worker, before any student code
+        try:
+            # The first request is answered by the hello; a reference search, untimed,
+            # also warms the interpreter up for the timed ones.
+            hello = self._ask(worker, reference_request(Position.empty(2)), first=True)
+            worker.find_pid()
+            if not self.isolation:
+                self.isolation = describe_layers(hello, self._bwrap, self.limits)
+            if calibrate:
+                self._time_reference(worker)
+        except (Late, Broken, TimingError) as exc:  # no student code has run yet: our problem
+            status = self._stop_worker(grace=0.5)
+            why = (f"did not start within {self.limits.load_seconds:g} s"
+                   if isinstance(exc, Late) else f"{status or exc} before it was ready")
+            raise SandboxError(f"the worker {why}: {worker.output.take().strip()}") from None
+        token = secrets.token_hex(8)
+        deadline = time.monotonic() + self.limits.load_seconds
+        worker.send({"tok": token, "op": "load"})
+        try:
+            message = worker.receive(token, deadline)
+        except Late:
+            self._stop_worker()
+            raise LoadError("timeout", f"importing the submission took more than "
+                            f"{self.limits.load_seconds:g} s; the top level of the file "
+                            "should only define functions (does it play a game or run a "
+                            "search when it is imported?)") from None
+        except Broken as exc:
+            status = self._stop_worker(grace=0.5)
+            output = worker.output.take()
+            raise LoadError("exit", f"the submission stopped Python while it was being "
+                            f"imported ({status or exc}); remove any os._exit() or other "
+                            f"code that ends the program at the top level"
+                            + tail(output)) from None
+        load_output = worker.output.take()
+        if not self.restarts:
+            self.load_output = load_output
+        if message.get("status") == "loaded":
+            calls = message.get("calls")
+            self.import_calls = tuple(str(c) for c in calls) if type(calls) is list else ()
+            return
+        self._stop_worker()
+        if message.get("status") == "load_error":
+            raise load_error(message, self._lines)
+        raise LoadError("exit", "the worker sent an unexpected answer while importing the "
+                        "submission")
+
+    def _ask(self, worker: "Worker", request: dict, first: bool = False) -> dict:
+        """One request before the submission is loaded; with ``first``, return the hello."""
+        token = secrets.token_hex(8)
+        deadline = time.monotonic() + self.limits.load_seconds
+        worker.send(dict(request, tok=token))
+        hello = worker.receive(token, deadline) if first else {}
+        answer = worker.receive(token, deadline)
+        if answer.get("status") != "ref":
+            raise Broken("did not run the reference search")
+        return hello
+
+    def _time_reference(self, worker: "Worker") -> None:
+        """Time the reference search in this worker, from outside, before any student code.
+
+        The 3x3 and 4x4 searches alternate, so that a change in the machine's speed while
+        they run hits both alike; the median of each counts.
+        """
+        runs: dict[Position, list[float]] = {REFERENCE_3X3: [], REFERENCE_4X4: []}
+        for _ in range(REFERENCE_RUNS):
+            for position, times in runs.items():
+                before = worker.clock.cpu()
+                self._ask(worker, reference_request(position))
+                times.append(worker.clock.cpu() - before)
+        self.calibration = Calibration.from_runs(runs[REFERENCE_3X3], runs[REFERENCE_4X4])
+        self.calibrations += 1
+
+    def _crash(self, worker: "Worker", broken: Broken) -> Reply:
+        if self._closed:
+            return Reply("crash", None, 0.0, None, "", "the sandbox was closed during the call")
+        status = self._stop_worker(grace=0.5 if broken.ended else 0.0)
+        output = worker.output.take()
+        return Reply("crash", None, 0.0, None, output,
+                     f"the worker process {status or broken}" + tail(output))
+
+    def _stop_worker(self, grace: float = 0.0) -> str:
+        """Kill the current worker; describe how it ended if it ended by itself."""
+        worker, self._resources.worker = self._resources.worker, None
+        return worker.stop(grace) if worker is not None else ""
+
+
+class _Resources:
+    """What a Sandbox owns outside Python: the worker and the private directory."""
+
+    def __init__(self) -> None:
+        self.worker: Worker | None = None
+        self.reference: Worker | None = None   # never loads the submission
+        self.box: Path | None = None
+        self.owner = os.getpid()
+
+    def release(self) -> None:
+        if os.getpid() != self.owner:  # a forked copy of the grader must not kill our worker
+            return
+        for name in ("worker", "reference"):
+            worker = getattr(self, name)
+            setattr(self, name, None)
+            if worker is not None:
+                worker.stop()
+        box, self.box = self.box, None
+        if box is not None:
+            shutil.rmtree(box, ignore_errors=True)
+
+
+def _safe_name(name: str) -> str:
+    """The submission's file name if it is a plain one, else submission.py."""
+    if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\- ]{0,99}", name):
+        return name
+    return "submission.py"
+
+
+def _make_box(name: str, source: bytes, uid: int | None) -> Path:
+    """A private directory holding only a copy of the submission (and, unused under
+    bubblewrap, a scratch directory for HOME and TMPDIR, owned by ``uid``)."""
+    box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-"))
+    try:
+        box.chmod(0o755)  # the sandbox's uid must read it; only the grader may write
+        (box / name).write_bytes(source)
+        (box / name).chmod(0o644)
+        scratch = box / ".tmp"
+        scratch.mkdir(mode=0o700)
+        if uid is not None:
+            os.chown(scratch, uid, uid)
+    except BaseException:
+        shutil.rmtree(box, ignore_errors=True)
+        raise
+    return box

@@ -1,0 +1,140 @@
+"""Timing a call from outside the student's process, and deciding when it must stop.
+
+The kernel's accounting of the worker (every thread, and the children it reaped), read
+from /proc: nothing the student patches inside its process changes it.
+
+>>> ProcessClock(os.getpid()).cpu() > 0
+True
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from grader.sandbox.limits import Limits
+
+
+class Late(Exception):
+    """No answer in time: out of CPU time, or ``waited`` past the limit without computing."""
+
+    def __init__(self, waited: bool = False, backstop: bool = False) -> None:
+        super().__init__()
+        self.waited = waited
+        self.backstop = backstop
+
+    def describe(self, function: str, limit: float, cpu: float, active: float) -> str:
+        if self.backstop:
+            return (f"{function} did not answer within the wall-clock backstop of its "
+                    f"{limit:.2f} s limit and was stopped")
+        if self.waited:
+            return (f"{function} did not answer within its limit of {limit:.2f} s: it was "
+                    f"stopped after {active:.2f} s in which it computed for only {cpu:.2f} s "
+                    "(the rest it spent sleeping or waiting)")
+        return f"{function} used more than its limit of {limit:.2f} s of CPU time and was stopped"
+
+
+class ProcessClock:
+    """The CPU time of one process as the kernel accounts it, read from /proc.
+
+    Every live thread's exact run time (``schedstat``) or the process's own total (its dead
+    threads and the children it reaped included, in clock ticks), whichever is larger; and
+    how long its main thread has waited for a CPU. Nothing inside the process can change
+    either. Returns 0.0 where /proc cannot be read (the process has gone).
+
+    >>> clock = ProcessClock(os.getpid())
+    >>> clock.cpu() > 0
+    True
+    """
+
+    _TICK = 1 / os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self.readable = self.read() is not None
+
+    def read(self) -> tuple[float, float] | None:
+        """(CPU seconds, seconds the main thread waited for a CPU), or None."""
+        base = f"/proc/{self.pid}"
+        try:
+            fields = _read_proc(f"{base}/stat").rpartition(b")")[2].split()
+            ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+            if fields[17] == b"1":  # one thread: the process's own schedstat is enough
+                ran, delay = _read_proc(f"{base}/schedstat").split()[:2]
+                exact, waited = int(ran), int(delay)
+            else:
+                exact = waited = 0
+                for tid in os.listdir(f"{base}/task"):
+                    try:
+                        ran, delay = _read_proc(f"{base}/task/{tid}/schedstat").split()[:2]
+                    except (OSError, ValueError):
+                        continue  # a thread that just ended: its time is in the total
+                    exact += int(ran)
+                    if tid == str(self.pid):
+                        waited = int(delay)
+        except (OSError, ValueError, IndexError):
+            return None
+        return max(exact / 1e9, ticks * self._TICK), waited / 1e9
+
+    def cpu(self) -> float:
+        reading = self.read()
+        return reading[0] if reading is not None else 0.0
+
+
+def _read_proc(path: str) -> bytes:
+    """A small /proc file in one read (cheaper than open(): calls read it twice each)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        return os.read(fd, 4096)
+    finally:
+        os.close(fd)
+
+
+class Watch:
+    """Times one call from outside and decides when it must stop."""
+
+    POLL = 0.02  # seconds between two looks at a running call
+
+    def __init__(self, clock: "ProcessClock", limit: float, limits: Limits,
+                 interrupted=lambda: False) -> None:
+        self.clock = clock
+        self.interrupted = interrupted
+        self.limit = limit
+        self.grace = limits.grace
+        self.started = time.monotonic()
+        self.deadline = self.started + limits.backstop(limit)
+        reading = clock.read() if clock.readable else None
+        self.cpu0, self.wait0 = reading if reading is not None else (0.0, 0.0)
+        self.measured = reading is not None
+        self.last = (0.0, 0.0)
+
+    def _sample(self) -> tuple[float, float]:
+        wall = time.monotonic() - self.started
+        reading = self.clock.read() if self.measured else None
+        if reading is None:  # no /proc: wall time is all we know
+            self.last = (self.last[0], wall)
+            return self.last
+        cpu, waited = reading
+        cpu -= self.cpu0
+        active = max(cpu, wall - (waited - self.wait0))
+        self.last = (cpu, active)
+        return self.last
+
+    def check(self) -> float:
+        """Raise Late if the call must stop (KeyboardInterrupt if the run must); else the
+        seconds until the next look."""
+        if self.interrupted():
+            raise KeyboardInterrupt
+        cpu, active = self._sample()
+        if cpu >= self.limit:
+            raise Late()
+        if active >= self.limit + self.grace:
+            # Not computing, so no machine load can explain it; without /proc, say nothing.
+            raise Late(waited=self.measured and cpu < self.limit * 0.9)
+        if time.monotonic() >= self.deadline:
+            raise Late(backstop=True)
+        return min(self.POLL, max(0.001, self.limit - cpu))
+
+    def finish(self) -> tuple[float, float]:
+        """The call's CPU and active seconds, read now (the worker is idle again)."""
+        return self._sample()

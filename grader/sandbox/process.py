@@ -1,0 +1,351 @@
+"""The worker's process: start it, talk to it over its pipes, and kill it with everything
+it started.
+
+Three pipes: requests in, answers out, the student's output out (capped, drained as it
+comes, so that printing never clogs the answers).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import secrets
+import select
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+from grader.sandbox.clock import Late, ProcessClock, Watch
+from grader.sandbox.errors import SandboxError
+from grader.sandbox.layers import BOX, INSIDE, bwrap_command, landlock_rules, layout
+from grader.sandbox.limits import Limits
+from grader.sandbox.protocol import MAX_ANSWER, Broken
+from grader.sandbox.uids import kill_uid
+
+BOOTSTRAP = ("import sys; sys.path[0:0] = [sys.argv[1]]; import worker; "
+             "worker.main(sys.argv[2])")
+
+
+def tail(output: str, lines: int = 5) -> str:
+    kept = [line for line in output.strip().splitlines() if line.strip()][-lines:]
+    return ("; its last output:\n" + "\n".join(kept)) if kept else ""
+
+
+class Capture:
+    """Bounded output: keeps the first ``limit`` bytes, counts the rest."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.data = bytearray()
+        self.dropped = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = self.limit - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+        self.dropped += max(0, len(chunk) - max(room, 0))
+
+    def clear(self) -> None:
+        self.data.clear()
+        self.dropped = 0
+
+    def take(self) -> str:
+        text = self.data.decode("utf-8", "replace")
+        if self.dropped:
+            text += f"\n[... {self.dropped:,} more bytes of output dropped]"
+        self.clear()
+        return text
+
+
+class Worker:
+    """One child process and its three pipes: requests in, answers out, output out."""
+
+    def __init__(self, proc: subprocess.Popen, requests: int, answers: int, output: int,
+                 info: int | None, limit: int, tag: bytes, uid: int | None) -> None:
+        self.proc = proc
+        self.tag = tag
+        self.uid = uid
+        self.requests = requests
+        self.answers = answers
+        self.output_fd: int | None = output
+        self.info = info
+        self.init_pid: int | None = None
+        self.clock = ProcessClock(proc.pid)   # the worker itself once find_pid has run
+        self.output = Capture(limit)
+        self.buffer = bytearray()
+        self.poll = select.poll()
+        self.poll.register(answers, select.POLLIN)
+        self.poll.register(output, select.POLLIN)
+        self.stopped = False
+
+    @classmethod
+    def start(cls, box: Path, name: str, limits: Limits, bwrap: bool, uid: int | None,
+              read_cap: bool) -> "Worker":
+        paths = layout()
+        req_r, req_w = os.pipe()
+        ans_r, ans_w = os.pipe()
+        out_r, out_w = os.pipe()
+        info_r, info_w = os.pipe() if bwrap else (None, None)
+        inside = BOX if bwrap else str(box)
+        home = "/tmp" if bwrap else str(box / ".tmp")
+        config = {"req": req_r, "ans": ans_w, "box": inside, "file": name,
+                  "path": list(paths.sys_path), "uid": uid, "gid": uid, "read_cap": read_cap,
+                  "landlock": landlock_rules(paths, inside, home),
+                  "rlimits": {"AS": limits.memory_bytes, "FSIZE": limits.file_bytes,
+                              "NOFILE": limits.open_files, "NPROC": limits.processes,
+                              "CORE": 0}}
+        command = [paths.python, "-I", "-S", "-B", "-c", BOOTSTRAP, str(INSIDE),
+                   json.dumps(config)]
+        # A mark of this worker alone (HOME is /tmp in every bubblewrap sandbox): how the
+        # fallback finds what escaped its process group, and nothing of another sandbox's.
+        tag = f"TTT_SANDBOX={secrets.token_hex(8)}"
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "HOME": home, "TMPDIR": home, "PYTHONDONTWRITEBYTECODE": "1",
+               "TTT_SANDBOX": tag.partition("=")[2]}
+        passed = [req_r, ans_w]
+        if bwrap:
+            assert info_w is not None
+            command = bwrap_command(paths, box, limits, env, info_w) + command
+            passed.append(info_w)
+            env = {"PATH": env["PATH"]}
+        try:
+            proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out_w,
+                                    stderr=out_w, env=env, cwd=box, close_fds=True,
+                                    pass_fds=passed, start_new_session=True)
+        except OSError as exc:
+            for fd in (req_r, req_w, ans_r, ans_w, out_r, out_w, info_r, info_w):
+                if fd is not None:
+                    os.close(fd)
+            raise SandboxError(f"cannot start {command[0]}: {exc}") from None
+        for fd in passed + [out_w]:
+            os.close(fd)
+        for fd in (ans_r, out_r, req_w, info_r):
+            if fd is not None:
+                os.set_blocking(fd, False)
+        return cls(proc, req_w, ans_r, out_r, info_r, limits.output_bytes, tag.encode(), uid)
+
+    def send(self, message: dict) -> None:
+        data = (json.dumps(message) + "\n").encode()
+        while data:
+            try:
+                data = data[os.write(self.requests, data):]
+            except BlockingIOError:  # a big board: wait (briefly) for the worker to read
+                writable = select.poll()
+                writable.register(self.requests, select.POLLOUT)
+                if not writable.poll(1000):
+                    raise Broken("stopped reading requests") from None
+            except OSError as exc:
+                raise Broken(f"stopped reading requests ({exc.strerror})",
+                              ended=True) from None
+
+    def receive(self, token: str, deadline: float, check=None) -> dict:
+        """The next answer line, which must carry ``token``; drains output meanwhile.
+
+        ``check``, if given, is called at least every few hundredths of a second while
+        waiting: it raises Late to stop, or returns how long to wait before the next look.
+        """
+        pause = Watch.POLL if check is not None else 0.1
+        while True:
+            end = self.buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self.buffer[:end])
+                del self.buffer[:end + 1]
+                try:
+                    message = json.loads(line)
+                except (ValueError, RecursionError):  # RecursionError: "[[[[...]]]]"
+                    raise Broken("sent garbage instead of an answer") from None
+                if type(message) is not dict or message.get("tok") != token:
+                    raise Broken("sent an answer to a question it was not asked")
+                self._drain(limit=16)
+                return message
+            if len(self.buffer) > MAX_ANSWER:
+                raise Broken("sent an answer that is far too long")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise Late(backstop=check is not None)
+            try:
+                events = self.poll.poll(math.ceil(min(left, pause) * 1000))
+            except InterruptedError:
+                continue
+            if not events and self.proc.poll() is not None:
+                self._read_answers()
+                if b"\n" not in self.buffer:
+                    raise Broken("ended", ended=True)
+                continue
+            if not events and check is not None:
+                pause = check()  # a quiet moment: is the call still within its limit?
+            for fd, _ in events:
+                if fd == self.answers:
+                    if not self._read_answers():
+                        raise Broken("ended", ended=True)
+                elif fd == self.output_fd:
+                    self._drain(limit=1)
+                else:
+                    raise Broken("was closed")
+
+    def _read_answers(self) -> bool:
+        """Move what the answer pipe holds into the buffer; False at end of file."""
+        try:
+            chunk = os.read(self.answers, 65536)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        self.buffer += chunk
+        return bool(chunk)
+
+    def _drain(self, limit: int) -> None:
+        """Read at most ``limit`` chunks of output: a flood must not starve the answers."""
+        for _ in range(limit):
+            if self.output_fd is None:
+                return
+            try:
+                chunk = os.read(self.output_fd, 65536)
+            except BlockingIOError:
+                return
+            except OSError:
+                chunk = b""
+            if not chunk:  # every writer closed it; the worker may still live
+                self.poll.unregister(self.output_fd)
+                os.close(self.output_fd)
+                self.output_fd = None
+                return
+            self.output.add(chunk)
+
+    def find_pid(self) -> None:
+        """Learn the worker's own pid (under bubblewrap, the child of bubblewrap's init,
+        whose death empties the pid namespace), so that its clock reads the right process."""
+        if self.info is None:
+            return
+        try:
+            data = os.read(self.info, 65536).decode()
+            pid = json.JSONDecoder().raw_decode(data.lstrip())[0]["child-pid"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return
+        if type(pid) is int and parent_of(pid) == self.proc.pid:
+            self.init_pid = pid
+            children = children_of(pid)
+            if len(children) == 1:  # the worker (it has sent its hello, so it exists)
+                self.clock = ProcessClock(children[0])
+
+    def stop(self, grace: float = 0.0) -> str:
+        """Kill everything; return how the process ended if it ended by itself (waiting
+        up to ``grace`` seconds for that). Ctrl-C and SIGTERM wait until it is done."""
+        if self.stopped:
+            return ""
+        blocked = block_interrupts()
+        try:
+            ended = self._kill_all(grace)
+        finally:
+            unblock_interrupts(blocked)
+        self.stopped = True
+        self._drain(limit=16)
+        for fd in (self.requests, self.answers, self.output_fd, self.info):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.output_fd = None
+        return ended
+
+    def _kill_all(self, grace: float) -> str:
+        ended = ""
+        try:
+            ended = describe_exit(self.proc.wait(timeout=grace), self.info is not None)
+        except subprocess.TimeoutExpired:
+            pass
+        if self.init_pid is not None:
+            # Killing the namespace's init kills every process in it; bubblewrap reaps it
+            # and exits, so once proc.wait() returns nothing of the student's is left.
+            kill(self.init_pid, lambda pid: os.kill(pid, signal.SIGKILL))
+            try:
+                self.proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+        cleared = self.init_pid is not None and self.proc.returncode is not None
+        if not cleared:
+            # Without a pid namespace: the process group (it outlives its leader while any
+            # member lives), then whatever left the group: every process of the sandbox's
+            # own uid, or (not root) whatever still carries our HOME in its environment.
+            kill(self.proc.pid, lambda pgid: os.killpg(pgid, signal.SIGKILL))
+        self.proc.wait()
+        if not cleared:
+            if self.uid is not None:
+                kill_uid(self.uid)
+            kill_tagged(self.tag)  # in case the worker could not become its uid
+        return ended
+
+
+def kill(pid: int, how) -> None:
+    try:
+        how(pid)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def block_interrupts() -> set[int] | None:
+    """Hold SIGINT and SIGTERM back (they stay pending) while processes are being killed."""
+    try:
+        return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    except (OSError, ValueError):
+        return None
+
+
+def unblock_interrupts(previous: set[int] | None) -> None:
+    if previous is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def kill_tagged(tag: bytes) -> None:
+    """SIGKILL every process whose environment holds ``tag``: how the fallback finds what
+    escaped the process group (a setsid daemon), unless it also replaced its environment."""
+    needle = b"\0" + tag + b"\0"
+    for _ in range(5):  # a few rounds: one may fork while we look
+        found = False
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/environ", "rb") as file:
+                    environ = b"\0" + file.read() + b"\0"
+            except OSError:
+                continue
+            if needle in environ and int(entry.name) != os.getpid():
+                kill(int(entry.name), lambda pid: os.kill(pid, signal.SIGKILL))
+                found = True
+        if not found:
+            return
+
+
+def children_of(pid: int) -> list[int]:
+    """The pids whose parent is ``pid`` (one scan of /proc)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit() and parent_of(int(entry.name)) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            return int(file.read().rpartition(b")")[2].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def describe_exit(code: int | None, bwrap: bool) -> str:
+    if code is None:
+        return ""
+    if code < 0 or (bwrap and code > 128):
+        number = -code if code < 0 else code - 128
+        try:
+            name = signal.Signals(number).name
+        except ValueError:
+            name = f"signal {number}"
+        extra = " (out of memory?)" if name == "SIGKILL" else ""
+        return f"was killed by {name}{extra}"
+    return f"exited with status {code}"

@@ -1,0 +1,144 @@
+"""Python 2 in a Python 3 world: the fix for a Python 2 line, and hints for its errors.
+
+Old submissions of the course are Python 2 (``print x``, ``xrange``, ``d.has_key(k)``). A
+file that does not compile gets the Python 3 spelling of its first Python 2 line; an error
+raised at run time that Python 2 habits cause gets a hint that says what to write instead.
+
+>>> python2_fix('print "hi"')
+'print("hi")'
+"""
+
+from __future__ import annotations
+
+import re
+
+
+_PRINT = re.compile(r"^(?P<indent>\s*)print(?![\w(])\s*(?P<rest>.*?)\s*$")
+
+
+_EXCEPT = re.compile(r"^(?P<head>\s*except\s+)(?P<types>.+?)\s*,\s*(?P<name>[A-Za-z_]\w*)\s*:")
+
+
+_RAISE = re.compile(r"^(?P<indent>\s*)raise\s+(?P<type>[\w.]+)\s*,\s*(?P<args>.+?)\s*$")
+
+
+_EXEC = re.compile(r"^(?P<indent>\s*)exec\s+(?![\s(])(?P<code>.+?)(?:\s+in\s+(?P<ns>.+?))?\s*$")
+
+
+_BACKTICK = re.compile(r"`([^`]+)`")
+
+
+_OCTAL = re.compile(r"(?<![\w.])0([0-7]+)(?![\w.])")
+
+
+_LONG = re.compile(r"(?<![\w.])(\d+)[lL](?!\w)")
+
+
+_RENAMED = {"xrange": "range", "raw_input": "input", "unicode": "str", "basestring": "str",
+            "long": "int", "unichr": "chr", "file": "open", "intern": "sys.intern"}
+
+
+_METHODS = {"iteritems": "items", "itervalues": "values", "iterkeys": "keys",
+            "maxint": "maxsize", "letters": "ascii_letters", "lowercase": "ascii_lowercase",
+            "uppercase": "ascii_uppercase"}
+
+
+def _split_comment(line: str) -> tuple[str, str]:
+    """Split off a trailing # comment, minding quotes."""
+    quote = ""
+    for i, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:i].rstrip(), "  " + line[i:]
+    return line, ""
+
+
+def python2_fix(line: str) -> str | None:
+    """The Python 3 spelling of a Python 2 line, or None if the line is not Python 2.
+
+    >>> python2_fix('print "hi"')
+    'print("hi")'
+    >>> python2_fix("    print >>sys.stderr, x, y,")
+    '    print(x, y, end=" ", file=sys.stderr)'
+    >>> python2_fix("except ValueError, e:")
+    'except ValueError as e:'
+    >>> python2_fix("print(x)") is None
+    True
+    """
+    code, comment = _split_comment(line.rstrip("\r\n"))
+    match = _PRINT.match(code)
+    if match and match["rest"] and match["rest"][0] not in "=.[,()":
+        rest, extra = match["rest"], []
+        if rest.startswith(">>"):
+            target, _, rest = rest[2:].partition(",")
+            extra.append(f"file={target.strip()}")
+            rest = rest.strip()
+        if rest.endswith(","):
+            rest = rest[:-1].rstrip()
+            extra.insert(0, 'end=" "')
+        args = ", ".join(([rest] if rest else []) + extra)
+        return f"{match['indent']}print({args}){comment}"
+    match = _EXCEPT.match(code)
+    if match and match["types"].count("(") == match["types"].count(")"):
+        return f"{match['head']}{match['types']} as {match['name']}:{code[match.end():]}{comment}"
+    match = _RAISE.match(code)
+    if match:
+        return f"{match['indent']}raise {match['type']}({match['args']}){comment}"
+    match = _EXEC.match(code)
+    if match:
+        ns = f", {match['ns']}" if match["ns"] else ""
+        return f"{match['indent']}exec({match['code']}{ns}){comment}"
+    fixed = _BACKTICK.sub(r"repr(\1)", code).replace("<>", "!=")
+    fixed = _LONG.sub(r"\1", _OCTAL.sub(r"0o\1", fixed))
+    if fixed != code:
+        return fixed + comment
+    return None
+
+
+def python2_message(line: int, text: str, fix: str, lines: list[str]) -> str:
+    others = [n for n, other in enumerate(lines, 1)
+              if n != line and not other.lstrip().startswith("#") and python2_fix(other)]
+    message = (f"line {line}: {text.strip()}  -> write {fix.strip()}\n"
+               "This file is Python 2; the grader runs Python 3.")
+    if others:
+        shown = ", ".join(map(str, others[:10])) + (", ..." if len(others) > 10 else "")
+        message += f" Lines that look like Python 2 too: {shown}."
+    return message
+
+
+def python2_hint(error: str, text: str) -> str | None:
+    """Advice for an error that Python 2 habits cause, from its first line.
+
+    >>> python2_hint("NameError: name 'xrange' is not defined", "for i in xrange(3):")
+    'write for i in range(3):'
+    >>> python2_hint("AttributeError: 'dict' object has no attribute 'has_key'", "")
+    'write key in d instead of d.has_key(key)'
+    """
+    match = re.match(r"NameError: name '(\w+)' is not defined", error)
+    if match and match[1] in _RENAMED:
+        old, new = match[1], _RENAMED[match[1]]
+        if text:
+            return "write " + re.sub(rf"\b{old}\b", new, text)
+        return f"write {new} instead of {old}"
+    if match and match[1] == "reduce":
+        return "add `from functools import reduce` at the top of the file"
+    match = re.match(r"AttributeError: .* has no attribute '(\w+)'", error)
+    if match and match[1] == "has_key":
+        return "write key in d instead of d.has_key(key)"
+    if match and match[1] in _METHODS:
+        return f"write .{_METHODS[match[1]]} instead of .{match[1]}"
+    return None
+
+
+def import_hint(detail: str) -> str | None:
+    match = re.match(r"ModuleNotFoundError: No module named '([\w.]+)'", detail)
+    if match:
+        return (f"the module {match[1]} is not available to the grader (a CodeSkulptor "
+                "module or a file that was not submitted?); remove that import")
+    if detail.startswith("EOFError"):
+        return "the grader types nothing: remove input() calls from the top level"
+    return None

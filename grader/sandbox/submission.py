@@ -1,0 +1,140 @@
+"""Reading a submission and saying why it cannot be run, in words a student can act on.
+
+:func:`read_submission` reads the bytes and decodes them (runs nothing); :func:`load_error`
+turns what the worker reported about a failed import into a :class:`LoadError` whose
+message says what to change (a Python 2 line and its fix, a missing function, an exit).
+
+>>> read_submission(Path("/nonexistent/mm.py"))
+Traceback (most recent call last):
+...
+grader.sandbox.submission.LoadError: there is no file /nonexistent/mm.py
+"""
+
+from __future__ import annotations
+
+import io
+import stat
+import tokenize
+from pathlib import Path
+
+from grader.sandbox.protocol import text_of
+from grader.sandbox.python2 import import_hint, python2_fix, python2_hint, python2_message
+
+LOAD_ERROR_KINDS = ("missing", "not_a_file", "too_large", "empty", "binary", "encoding",
+                    "syntax", "python2", "import_error", "exit", "timeout", "no_function")
+MAX_SOURCE = 4 << 20            # bytes; a bigger "submission" is not source code
+
+
+def load_error(message: dict, lines: list[str]) -> "LoadError":
+    """The LoadError of the worker's report on a failed import; ``lines``: the file's."""
+    kind = message.get("kind")
+    line = message.get("line") if type(message.get("line")) is int else None
+    text = ""
+    if line is not None and 0 < line <= len(lines):
+        text = lines[line - 1].strip()
+    text = text or text_of(message.get("text"))
+    detail = text_of(message.get("message"))
+    if kind == "syntax":
+        fix = python2_fix(text) if line is not None else None
+        if fix is not None:
+            return LoadError("python2", python2_message(line, text, fix, lines), line, text)
+        where = f"line {line}: " if line is not None else ""
+        shown = f"\n    {text}" if text else ""
+        if detail.startswith("TabError"):
+            shown += "\n-> indent with spaces only (4 per level), never with tabs"
+        return LoadError("syntax", f"{where}{detail}{shown}", line, text)
+    if kind == "import_error":
+        hint = python2_hint(detail, text)
+        if hint and detail.startswith("NameError"):
+            return LoadError("python2", f"line {line}: {text}  -> {hint}\nThis file is "
+                             "Python 2; the grader runs Python 3.", line, text)
+        hint = hint or import_hint(detail)
+        where = f"line {line}: {text}\n" if line is not None else ""
+        return LoadError("import_error", f"{where}importing the submission raised "
+                         f"{detail}" + (f"\n-> {hint}" if hint else ""), line, text)
+    if kind == "exit":
+        where = f" at line {line}: {text}" if line is not None else ""
+        return LoadError("exit", f"the submission called sys.exit() (or exit()/quit()) "
+                         f"while being imported{where}; remove that call", line, text)
+    if kind == "no_function":
+        functions = message.get("functions")
+        names = ", ".join(text_of(f) for f in functions) if type(functions) is list else ""
+        found = f" (it defines: {names})" if names else " (it defines no functions)"
+        return LoadError("no_function", f"the submission must define a function "
+                         f"mm_move(board, player): {detail}{found}")
+    return LoadError("exit", f"the worker reported an unknown problem: {detail}")
+
+
+class LoadError(Exception):
+    """The submission could not be loaded; ``message`` says what to change.
+
+    ``kind`` is one of ``LOAD_ERROR_KINDS``; ``line`` and ``text`` point into the file when
+    that makes sense.
+
+    >>> str(LoadError("empty", "the file is empty"))
+    'the file is empty'
+    """
+
+    def __init__(self, kind: str, message: str, line: int | None = None, text: str = "") -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+        self.line = line
+        self.text = text
+
+
+def read_submission(path: Path) -> tuple[bytes, str]:
+    """Read a submission's bytes and decode them, or raise LoadError. Runs nothing.
+
+    >>> read_submission(Path("/nonexistent/mm.py"))
+    Traceback (most recent call last):
+    ...
+    grader.sandbox.submission.LoadError: there is no file /nonexistent/mm.py
+    """
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise LoadError("missing", f"there is no file {path}") from None
+    except OSError as exc:
+        raise LoadError("missing", f"{path} cannot be read: {exc.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        try:
+            inside = sorted(p.name for p in path.glob("*.py"))[:5]
+        except OSError:
+            inside = []
+        hint = f" (it holds {', '.join(inside)})" if inside else ""
+        raise LoadError("not_a_file", f"{path} is a folder, not a Python file: give the path "
+                        f"of the .py file inside it{hint}")
+    if not stat.S_ISREG(info.st_mode):
+        raise LoadError("not_a_file", f"{path} is not a regular file")
+    if info.st_size > MAX_SOURCE:
+        raise LoadError("too_large", f"{path} is {info.st_size:,} bytes, too large to be "
+                        "the Python source of one assignment")
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise LoadError("not_a_file", f"{path} cannot be read: {exc.strerror}") from None
+    if not data.strip():
+        raise LoadError("empty", f"{path} is empty: submit the file in which you wrote "
+                        "mm_move")
+    nul = data.find(b"\0")
+    if nul >= 0:
+        raise LoadError("binary", f"{path} is not a text file (it holds a NUL byte at offset "
+                        f"{nul}): submit the .py source file, not a .pyc, a zip or a "
+                        "document", data.count(b"\n", 0, nul) + 1)
+    try:  # honours a PEP 263 coding line, as Python would
+        encoding, problem = tokenize.detect_encoding(io.BytesIO(data).readline)[0], ""
+    except SyntaxError as exc:  # a bad coding line, or bad bytes in the first two lines
+        encoding, problem = "utf-8", str(exc)
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise LoadError("encoding", f"line {line}, column {column}: byte "
+                        f"0x{data[exc.start]:02x} (offset {exc.start}) is not valid "
+                        f"{encoding}; save the file as UTF-8", line) from None
+    if problem:
+        raise LoadError("encoding", f"{path}: {problem}; save the file as UTF-8 and remove "
+                        "the coding line")
+    return data, text.lstrip("\ufeff")

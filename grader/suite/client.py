@@ -1,0 +1,269 @@
+"""The student's submission as the hidden suite sees it: every call paced, timed and judged.
+
+Every call goes through the sandbox with the limit of its tier (``grader.timing.pacing``); an
+answer is judged at once and cached (a position is asked once per run, whichever rubric
+item asks). A call near its limit is measured again: one that ran out of CPU time, or the
+call that decides its tier when it used more than half its limit, is made a second time
+right after the reference is timed again (``grader.timing.policy``), and the second measurement
+decides. So the machine's speed at that moment, not at the start, sets the limit, and a
+moment of load cannot cost a point.
+
+    with Sandbox(path) as sandbox:
+        client = StudentClient(sandbox, Solver(), TimePolicy(), planned=positions)
+        client.run_plan()                                # mm_move on each, tier by tier
+        verdict = client.mm_move(Position.empty(3))      # from the cache
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, replace
+from typing import Iterable
+
+from grader.judge.checks import Verdict, failed_call, judge_answer, judge_move
+from grader.timing.pacing import CRASH_RUN, MM_MOVE, MOVE_WRAPPER, Pacing, Tier, TooSlow
+from grader.judge.position import Move, Position
+from grader.judge.results import Failure
+from grader.sandbox import Reply, Sandbox
+from grader.judge.solver import Solver
+from grader.timing.policy import TimePolicy
+
+NEAR = 0.5   # a decisive call that used this share of its limit is measured again
+SPEED_HINT = ("Look for repeated work (copying more than the board, searching a position "
+              "twice), or a search that does not stop at finished boards.")
+
+
+@dataclass
+class CallStats:
+    """What the run cost the student, and what it did not do."""
+
+    calls: int = 0           # calls made, second measurements included
+    cpu_seconds: float = 0.0
+    timeouts: int = 0        # calls that ran out of time (twice, when measured again)
+    retries: int = 0         # calls measured a second time
+    presumed: int = 0        # calls not made: their tier, or a smaller one, was too slow
+    not_run: int = 0         # calls not made: the budget was spent
+
+
+@dataclass(frozen=True)
+class CallRecord:
+    """One function asked about one position, as the time item sees it."""
+
+    function: str
+    position: Position
+    failure: Failure | None   # None: answered within its limit
+
+
+class StudentClient:
+    """Asks the sandboxed submission, judges with the solver, remembers every verdict."""
+
+    def __init__(self, sandbox: Sandbox, solver: Solver, policy: TimePolicy,
+                 planned: Iterable[Position] = ()) -> None:
+        self.sandbox = sandbox
+        self.solver = solver
+        self.policy = policy
+        self.planned = tuple(dict.fromkeys(planned))
+        self.pacing = Pacing(policy, solver, self.planned)
+        self.stats = CallStats()
+        self.verdicts: dict[Position, Verdict] = {}          # mm_move, by position
+        self.wrapper_answers: dict[Position, tuple[Move | None, Failure | None]] = {}
+        self.calls: list[CallRecord] = []                     # one per function and position
+        self.interrupted = False
+
+    def run_plan(self) -> None:
+        """Ask ``mm_move`` about every planned position, in the pacing's order."""
+        for position in self.pacing.order(self.planned):
+            self.mm_move(position)
+
+    def mm_move(self, position: Position) -> Verdict:
+        """The verdict on ``mm_move(board, player)`` for this position (asked once per run)."""
+        if position not in self.verdicts:
+            self.verdicts[position] = self._judge_mm_move(position)
+        return self.verdicts[position]
+
+    def move_wrapper(self, position: Position) -> tuple[Move | None, Failure | None]:
+        """The legal move ``move_wrapper`` chose, or None and the failure."""
+        if position not in self.wrapper_answers:
+            self.wrapper_answers[position] = self._ask_move_wrapper(position)
+        return self.wrapper_answers[position]
+
+    # -- calls -------------------------------------------------------------------------------
+
+    def _call(self, function: str, position: Position) -> tuple[Reply | None, Failure | None]:
+        """Call the student; on no usable answer, the failure that explains why.
+
+        The failure is judged (``judged=True``) only from the time item's point of view: a
+        timeout, or a call presumed too slow. An exception, a crash or a call that was not
+        made is no answer at all.
+        """
+        tier = self.pacing.tier(function, position)
+        slow = self.pacing.verdict(tier)
+        if self.interrupted:
+            failure = self._not_run(position, function, "the grading run was interrupted "
+                                    "before this call")
+        elif slow is not None:
+            self.stats.presumed += 1
+            failure = self._presumed(position, function, tier, slow)
+        elif self.pacing.crashed(tier):
+            self.stats.presumed += 1
+            failure = failed_call(
+                position, function, "crash", "an answer", "not run",
+                f"not asked: the first {CRASH_RUN} calls on {tier.describe()} each ended the "
+                "process (see them), so this one, which would too, was not made", judged=False)
+        else:
+            reply, failure = self._measure(function, position, tier)
+            if reply is not None:
+                self.calls.append(CallRecord(function, position, None))
+                return reply, None
+        self.calls.append(CallRecord(function, position, failure))
+        return None, failure
+
+    def _measure(self, function: str, position: Position,
+                 tier: Tier) -> tuple[Reply | None, Failure | None]:
+        """Make the call; near its limit, time the reference again and make it again."""
+        reply, limit = self._attempt(function, position, tier)
+        if self.interrupted:
+            return None, self._not_run(position, function, "the grading run was interrupted "
+                                       "during this call")
+        retried = False
+        if reply is not None and self._near_limit(reply, limit, tier, position):
+            self.sandbox.calibrate()
+            again, again_limit = self._attempt(function, position, tier)
+            if again is not None:
+                self.stats.retries += 1
+                reply, limit, retried = again, again_limit, True
+        if reply is None:
+            return None, self._not_run(position, function, self._budget_why(limit))
+        if reply.status == "ok":
+            self.pacing.answered(tier)
+            return reply, None
+        if reply.status == "timeout":
+            self.stats.timeouts += 1
+            decides = self.pacing.timed_out(
+                tier, TooSlow(tier, position.call(function), limit, retried, reply.waited))
+            return None, self._timeout(position, function, tier, reply, limit, retried,
+                                       decides)
+        if reply.status == "error":
+            return None, failed_call(position, function, "exception", "an answer",
+                                     _first_line(reply.error), reply.error, judged=False)
+        self.pacing.crash(tier)
+        return None, failed_call(position, function, "crash", "an answer",
+                                 "the process died", reply.error, judged=False)
+
+    def _near_limit(self, reply: Reply, limit: float, tier: Tier, position: Position) -> bool:
+        """Whether the machine's speed could have decided this call: it ran out of CPU time,
+        or it decides its tier and used more than NEAR of its limit (on a tier timed by
+        ratio; a sleeping call is not near anything)."""
+        if not self.pacing.measured(tier, position) or reply.waited:
+            return False
+        if reply.status == "timeout":
+            return True
+        return (reply.status == "ok" and not self.pacing.decided(tier)
+                and reply.cpu_seconds >= NEAR * limit)
+
+    def _attempt(self, function: str, position: Position,
+                 tier: Tier) -> tuple[Reply | None, float]:
+        """One call with its tier's limit, or (None, limit) if the budget is spent: before
+        the call, or during it (it was stopped where the budget ended, not at its limit)."""
+        started, restarts = time.monotonic(), self.sandbox.restarts
+        problem = self.sandbox.ready()
+        calibration = self.sandbox.calibration
+        assert calibration is not None  # a started sandbox has timed the reference
+        if self.sandbox.restarts != restarts:  # after a crash or a timeout: the student's cost
+            self.pacing.charge(calibration, time.monotonic() - started)
+        if problem is not None:
+            return Reply("crash", None, 0.0, None, "", problem), 0.0
+        limit = self.pacing.limit(calibration, tier, position)
+        left = self.pacing.left_seconds(calibration)
+        if left <= 0:
+            return None, limit
+        try:
+            reply = self.sandbox.call(function, position, cpu_limit=min(limit, left))
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: stop calling, report what is done
+            self.interrupted = True
+            return Reply("crash", None, 0.0, None, "", "the grading run was interrupted"), limit
+        self.stats.calls += 1
+        self.stats.cpu_seconds += reply.cpu_seconds
+        # A call that ran out of time costs exactly its limit: the same on every run.
+        spent = limit if reply.status == "timeout" else max(reply.active_seconds,
+                                                            reply.cpu_seconds)
+        self.pacing.charge(calibration, min(spent, limit, left))
+        if reply.status == "timeout" and left < limit:
+            return None, limit  # the budget ended first: no verdict on this call's speed
+        return reply, limit
+
+    # -- what a call that gave no answer says ----------------------------------------------------
+
+    def _timeout(self, position: Position, function: str, tier: Tier, reply: Reply,
+                 limit: float, retried: bool, decides: bool) -> Failure:
+        again = (" It ran out of time again when measured a second time, in a fresh process "
+                 "after the reference was timed again." if retried else "")
+        rest = (f" It was the hardest of the {tier.describe()}, so the others, and positions "
+                "with more empty squares, were not asked: each counts as too slow."
+                if decides else "")
+        why = (f"{reply.error}.{again}{rest} The limit: {self.policy.describe()}. "
+               + ("" if reply.waited else SPEED_HINT))
+        return failed_call(position, function, "timeout", f"an answer within {limit:.2f} s",
+                           "no answer in time", why.strip())
+
+    def _presumed(self, position: Position, function: str, tier: Tier,
+                  slow: TooSlow) -> Failure:
+        what = "sleeping or waiting" if slow.waited else "computing"
+        twice = " (twice: it was measured again)" if slow.retried else ""
+        why = (f"not asked: {slow.call} was still {what} when its limit of {slow.limit:.2f} "
+               f"s ran out{twice}; it is the hardest of the {slow.tier.describe()}, and a "
+               f"search on this position, with at least as many empty squares, takes longer. "
+               f"The limit: {self.policy.describe()}. "
+               + ("" if slow.waited else SPEED_HINT))
+        return failed_call(position, function, "too slow", "an answer in time", "not run",
+                           why.strip())
+
+    def _not_run(self, position: Position, function: str, why: str) -> Failure:
+        self.stats.not_run += 1
+        return failed_call(position, function, "not run", "an answer", "no call made", why,
+                           judged=False)
+
+    def _budget_why(self, limit: float) -> str:
+        calibration = self.sandbox.calibration
+        seconds = self.policy.budget_seconds(calibration) if calibration else 0.0
+        return (f"the grade's time budget ({self.policy.budget:g} reference searches of the "
+                f"empty board, {seconds:.0f} s here) ran out before this call could use its "
+                f"limit ({limit:.2f} s), so this call was not judged")
+
+    # -- judging -----------------------------------------------------------------------------
+
+    def _judge_mm_move(self, position: Position) -> Verdict:
+        reply, failure = self._call(MM_MOVE, position)
+        if reply is None:
+            assert failure is not None
+            # No answer: nothing to judge on score, move or board; time judges its own.
+            unjudged = failure.unjudged()
+            return Verdict(position, {"score": unjudged, "move": unjudged,
+                                      "board": unjudged, "time": failure}, answered=False)
+        verdict = judge_answer(self.solver, position, reply.answer)
+        failures = dict(verdict.failures)
+        if reply.board_after is not None and reply.board_after != position.cells:
+            after = Position(position.dim, tuple(reply.board_after), position.player,
+                             position.reverse)
+            failures["board"] = failed_call(
+                position, MM_MOVE, "board changed", "the board as it was",
+                "the board changed to:\n" + after.drawing(),
+                "mm_move must not change the board it is given: clone it and move on the copy")
+        return replace(verdict, failures=failures, cpu_seconds=reply.cpu_seconds)
+
+    def _ask_move_wrapper(self, position: Position) -> tuple[Move | None, Failure | None]:
+        reply, failure = self._call(MOVE_WRAPPER, position)
+        if reply is None:
+            assert failure is not None
+            return None, failure.unjudged()  # a game with no answer cannot be judged
+        move, why = judge_move(self.solver, position, reply.answer)
+        if move is None:
+            return None, failed_call(position, MOVE_WRAPPER, "illegal move",
+                                     "an empty square", repr(reply.answer), why)
+        return move, None
+
+
+def _first_line(text: str) -> str:
+    """The exception's own line ("ValueError: ..."), which comes before its traceback."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else "an exception"

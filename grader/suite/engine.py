@@ -1,0 +1,170 @@
+"""One grading run: load the submission in its sandbox, run the hidden suite, collect results.
+
+The hidden suite is made of pytest tests (this folder's ``test_rubric.py``); this module
+runs them through pytest's own API with the plugin of ``grader.suite.plugin``, and turns
+what the tests recorded into a ``GradeResult``. The first test to ask for ``student`` has
+every hidden position asked first, in the pacing's order (``grader.timing.pacing``); the
+tests then read cached verdicts. pytest-timeout stops a test that runs away, as a backstop.
+
+    result = grade(Path("submission.py"), GradeOptions(student_id="alice"))
+    print(result.score)
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from grader.judge.positions import HiddenPositions, hidden_positions
+from grader.judge.results import GradeResult, ItemResult
+from grader.judge.solver import Solver
+from grader.sandbox import LoadError, Sandbox
+from grader.suite.client import StudentClient
+from grader.suite.config import Config
+from grader.suite.plugin import GradingPlugin
+from grader.timing.policy import TimePolicy
+
+SUITE = Path(__file__).resolve().parent          # this folder: the hidden tests
+INTERRUPTED = "interrupted before the end: the report covers what was finished"
+
+
+@dataclass(frozen=True)
+class GradeOptions:
+    student_id: str = ""
+    exhaustive: bool = False          # every reachable 3x3 position, not one per symmetry class
+    config: Config = field(default_factory=Config.load)
+    checks: tuple[Path, ...] = ()     # more test files or folders (extra rubric items)
+
+
+def grade(submission: Path, options: GradeOptions) -> GradeResult:
+    """Grade one submission file; always returns a result (a failed load scores 0)."""
+    started = time.perf_counter()
+    weights = options.config.weights
+    policy = options.config.policy
+    base = dict(submission=str(submission), student_id=options.student_id)
+    sandbox = Sandbox(submission)
+    try:
+        nothing = tuple(ItemResult(name, points) for name, points in weights.items())
+        # The positions and their tree sizes are worked out while the sandbox starts (it
+        # mostly waits for its process): a fifth of a second of every grade.
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            prepared = pool.submit(_prepare, sandbox, policy, options.exhaustive)
+            try:
+                sandbox.start()
+                hidden, client = prepared.result()
+            except LoadError as problem:
+                prepared.cancel()
+                return GradeResult(**base, items=nothing, load_error=problem.message,
+                                   load_kind=problem.kind, isolation=sandbox.isolation,
+                                   wall_seconds=time.perf_counter() - started)
+            except KeyboardInterrupt:  # Ctrl-C or SIGTERM before the suite began
+                prepared.cancel()
+                return GradeResult(**base, items=nothing, load_output=sandbox.load_output,
+                                   isolation=sandbox.isolation, grader_error=INTERRUPTED,
+                                   wall_seconds=time.perf_counter() - started)
+        plugin = GradingPlugin(client, hidden)
+        assert sandbox.calibration is not None  # a started sandbox has timed the reference
+        with _deferred_interrupts(sandbox):
+            exit_code = _run_pytest(plugin, options, policy.budget_seconds(sandbox.calibration))
+        items = _items(plugin, weights)
+        grader_error = None
+        if exit_code == pytest.ExitCode.INTERRUPTED or client.interrupted:
+            grader_error = INTERRUPTED
+        elif exit_code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or plugin.errors:
+            grader_error = "; ".join(f"{where}: {_last_line(text)}"
+                                     for where, text in plugin.errors.items()) \
+                or f"pytest exited with {exit_code!r}"
+        return GradeResult(
+            **base, items=items, load_output=sandbox.load_output,
+            student_cpu_seconds=round(client.stats.cpu_seconds, 3),
+            wall_seconds=round(time.perf_counter() - started, 3),
+            calls=client.stats.calls, timeouts=client.stats.timeouts,
+            restarts=sandbox.restarts, isolation=sandbox.isolation,
+            timing=_timing(client, sandbox), not_run=client.stats.not_run,
+            too_slow=tuple(tier.describe() for tier in client.pacing.too_slow
+                           if tier.function == "mm_move"),
+            grader_error=grader_error)
+    finally:
+        sandbox.close()
+
+
+def _prepare(sandbox: Sandbox, policy: TimePolicy,
+             exhaustive: bool) -> tuple[HiddenPositions, StudentClient]:
+    """The hidden positions and a client paced for them (no call is made here)."""
+    hidden = hidden_positions(exhaustive=exhaustive)
+    return hidden, StudentClient(sandbox, Solver(), policy, planned=hidden.all())
+
+
+@contextmanager
+def _deferred_interrupts(sandbox: Sandbox) -> Iterator[None]:
+    """Ctrl-C and SIGTERM stop the student's call (within a poll), not the grader wherever
+    it happens to be: every call after that is not made, and the report covers what was
+    done. (Only the main thread may set signal handlers; elsewhere they stay as they are.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.getsignal(signum) for signum in signals}
+    for signum in signals:
+        signal.signal(signum, lambda *_: sandbox.interrupt())
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _timing(client: StudentClient, sandbox: Sandbox) -> dict:
+    """How the limits were set and what the budget paid, for the report and extra_data."""
+    policy, calibration = client.policy, sandbox.calibration
+    data: dict = {"factor": policy.factor, "small": policy.small, "budget": policy.budget,
+                  "budget_spent": round(client.pacing.spent, 3),
+                  "budget_exhausted": client.stats.not_run > 0,
+                  "calibrations": sandbox.calibrations, "retries": client.stats.retries,
+                  "presumed_too_slow": client.stats.presumed}
+    if calibration is not None:
+        data.update(calibration.to_json())
+        data["budget_seconds"] = round(policy.budget_seconds(calibration), 2)
+    return data
+
+
+def _run_pytest(plugin: GradingPlugin, options: GradeOptions, budget: float) -> int:
+    # The backstop is for the grader's own bugs: the budget stops slow students first.
+    backstop = int(budget * 3 + 300)
+    args = [str(SUITE), *map(str, options.checks),
+            "-c", str(SUITE / "pytest.ini"), "--rootdir", str(SUITE),
+            "--import-mode=importlib", "-p", "no:cacheprovider", "-p", "no:terminal",
+            "-p", "no:stepwise", f"--timeout={backstop}", "--assert=plain",
+            # These two run gc.collect() around every test: a tenth of a second for nothing.
+            "-p", "no:unraisableexception", "-p", "no:threadexception",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    return pytest.main(args, plugins=[plugin])
+
+
+def _items(plugin: GradingPlugin, weights: dict[str, float]) -> tuple[ItemResult, ...]:
+    names = list(weights) + [name for name in plugin.order if name not in weights]
+    items = []
+    for name in names:
+        record = plugin.records.get(name)
+        error = _last_line(plugin.errors[name]) if name in plugin.errors else None
+        if record is None:
+            error = error or "no test in the suite scores this item"
+            items.append(ItemResult(name, weights.get(name, 0.0), error=error))
+            continue
+        items.append(ItemResult(name, weights.get(name, 0.0), record.passed, record.total,
+                                tuple(record.failures), tuple(record.notes), error,
+                                record.no_answer))
+    return tuple(items)
+
+
+def _last_line(text: str) -> str:
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return lines[-1] if lines else "unknown error"

@@ -1,0 +1,84 @@
+"""One grading run as a CSV row: the scores of the run and of each item, status, times.
+
+>>> csv_header(["scores", "moves"])
+['student_id', 'score', 'max_score', 'scores', 'moves', 'status', 'cpu_seconds', 'wall_seconds']
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable
+from pathlib import Path
+
+from grader.judge.results import GradeResult
+from grader.suite.report import item_score, score_of
+from grader.suite.writers import write_text_atomic
+
+CSV_FIXED = ["student_id", "score", "max_score"]
+CSV_TRAILING = ["status", "cpu_seconds", "wall_seconds"]
+
+
+def csv_header(item_names: list[str]) -> list[str]:
+    """The CSV columns: the fixed ones, one per rubric item, then status and times.
+
+    >>> csv_header(["scores", "moves"])
+    ['student_id', 'score', 'max_score', 'scores', 'moves', 'status', 'cpu_seconds', 'wall_seconds']
+    """
+    for name in item_names:
+        _check_column(name)
+    return CSV_FIXED + list(item_names) + CSV_TRAILING
+
+
+def _check_column(item_name: str) -> None:
+    if item_name in CSV_FIXED or item_name in CSV_TRAILING:
+        raise ValueError(f"a rubric item cannot be called {item_name!r}: that is a CSV column")
+
+
+def _status(result: GradeResult) -> str:
+    if result.grader_error is not None:
+        return "grader error"
+    if result.load_error is not None:
+        return f"not run: {result.load_kind or 'error'}"
+    return "graded"
+
+
+def csv_row(result: GradeResult) -> dict[str, str | float]:
+    """One CSV row: the scores of the run and of each item, its status and its times.
+
+    >>> from grader.judge.results import GradeResult, ItemResult
+    >>> row = csv_row(GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 3, 4),)))
+    >>> row["score"], row["scores"], row["status"]
+    (15.0, 15.0, 'graded')
+    """
+    row: dict[str, str | float] = {
+        "student_id": result.student_id,
+        "score": score_of(result),
+        "max_score": result.max_score,
+    }
+    for item in result.items:
+        _check_column(item.name)
+        row[item.name] = item_score(result, item)
+    row["status"] = _status(result)
+    row["cpu_seconds"] = round(result.student_cpu_seconds, 3)
+    row["wall_seconds"] = round(result.wall_seconds, 3)
+    return row
+
+
+def write_csv(path: Path, results: Iterable[GradeResult]) -> None:
+    """Write one row per result to ``path`` (atomically); item columns in first-seen order.
+
+    A result without some item leaves that cell empty.
+    """
+    results = list(results)
+    names: list[str] = []
+    for result in results:
+        for item in result.items:
+            if item.name not in names:
+                names.append(item.name)
+    rows = [csv_row(result) for result in results]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=csv_header(names), restval="")
+    writer.writeheader()
+    writer.writerows(rows)
+    write_text_atomic(Path(path), buffer.getvalue())

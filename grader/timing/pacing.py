@@ -1,0 +1,183 @@
+"""Which calls to make, in which order, with which limit: speed judged by tiers, a budget.
+
+A *tier* is every position of one size and mode with the same number of empty squares
+(finished boards form their own tier), for one function. A tier's limit is the same for
+all its positions: the one of its hardest position (``grader.timing.policy``). The first call of
+a tier that answers or runs out of time decides the tier; the hidden positions are asked
+tier by tier, fewest empty squares first, and within a tier hardest first, so that the
+first call of a tier is its hardest. When a tier is too slow:
+
+- its other positions, and every position with more empty squares in the same size and
+  mode, are not asked: each counts as too slow (a search that could not finish the
+  hardest position with 7 empty squares would take longer on one with 8);
+- ``move_wrapper`` is presumed too slow wherever ``mm_move`` was.
+
+So a solution's speed is judged on a few calls, the same ones on every run, instead of on
+whichever calls happen to end just above or just below their limits on a given day; and
+a solution that is too slow (or sleeps, or loops) costs a few limits, not hundreds.
+
+Likewise, when the first ``CRASH_RUN`` calls of a tier all end the student's process
+(each costs a restart), the tier's other calls are not made: they would crash too, and
+each is no answer, as theirs were.
+
+The grade's budget bounds everything else: once it is spent no call is made, and a call
+may not run past what is left of it. Spending is counted in reference searches of the
+empty 3x3 board, so it does not depend on the machine's speed; a call that ran out of time
+costs exactly its limit.
+
+>>> from grader.judge.solver import Solver
+>>> pacing = Pacing(TimePolicy(), Solver(), [Position.empty(3), Position.empty(2)])
+>>> pacing.tier("mm_move", Position.empty(3)).describe()
+'3x3 positions with 9 empty squares (normal game)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from grader.judge.position import Position
+from grader.judge.solver import Solver, SolverTooLarge
+from grader.timing.policy import Calibration, TimePolicy
+
+MM_MOVE, MOVE_WRAPPER = "mm_move", "move_wrapper"
+CRASH_RUN = 3   # calls of a tier that crashed before any answered: the rest are not made
+
+
+@dataclass(frozen=True, order=True)
+class Tier:
+    """Positions of one size and mode with as many empty squares (0: finished boards)."""
+
+    function: str
+    dim: int
+    reverse: bool
+    empties: int
+
+    @property
+    def family(self) -> tuple[int, bool]:
+        return self.dim, self.reverse
+
+    def describe(self) -> str:
+        mode = "reverse game" if self.reverse else "normal game"
+        size = f"{self.dim}x{self.dim}"
+        if self.empties == 0:
+            return f"finished {size} boards ({mode})"
+        squares = "empty square" if self.empties == 1 else "empty squares"
+        return f"{size} positions with {self.empties} {squares} ({mode})"
+
+
+@dataclass(frozen=True)
+class TooSlow:
+    """Why a tier is too slow: its first decisive call ran out of time."""
+
+    tier: Tier
+    call: str          # the call that ran out of time, to paste
+    limit: float       # its limit, in CPU seconds
+    retried: bool      # it ran out of time twice (the reference was timed again between)
+    waited: bool       # it was sleeping or waiting, not computing
+
+
+class Pacing:
+    """The tiers' verdicts and the budget of one grading run (no I/O)."""
+
+    def __init__(self, policy: TimePolicy, solver: Solver,
+                 planned: Iterable[Position] = ()) -> None:
+        self.policy = policy
+        self.solver = solver
+        self.hardest: dict[tuple[int, bool, int], int] = {}
+        for position in planned:
+            key = self._key(position)
+            self.hardest[key] = max(self.hardest.get(key, 0), self.nodes(position))
+        self.passed: set[Tier] = set()
+        self.too_slow: dict[Tier, TooSlow] = {}
+        self.crashes: dict[Tier, int] = {}   # crashes before any call of the tier answered
+        self.spent = 0.0   # reference searches of the empty 3x3 board
+
+    # -- tiers -----------------------------------------------------------------------------
+
+    def _key(self, position: Position) -> tuple[int, bool, int]:
+        finished = self.solver.winner(position) is not None
+        empties = 0 if finished else len(position.empty_squares())
+        return position.dim, bool(position.reverse), empties
+
+    def tier(self, function: str, position: Position) -> Tier:
+        return Tier(function, *self._key(position))
+
+    def nodes(self, position: Position) -> int:
+        """Nodes of the reference's search of ``position`` (1 for a finished board)."""
+        try:
+            return self.solver.tree_size(position)
+        except SolverTooLarge:
+            return 1  # too big to count: a small limit (the solver cannot judge it anyway)
+
+    def order(self, positions: Iterable[Position]) -> list[Position]:
+        """The order to ask ``mm_move``: by size and mode as first met, then tier by tier
+        (finished boards, then fewest empty squares first), hardest first within a tier."""
+        positions = list(dict.fromkeys(positions))
+        families = list(dict.fromkeys((p.dim, bool(p.reverse)) for p in positions))
+        return sorted(positions, key=lambda p: (
+            families.index((p.dim, bool(p.reverse))), self._key(p)[2], -self.nodes(p),
+            p.cells, p.player))
+
+    def tier_nodes(self, tier: Tier, position: Position) -> int:
+        """Nodes of the reference's search of the hardest position of ``tier``."""
+        return max(self.hardest.get((tier.dim, tier.reverse, tier.empties), 0),
+                   self.nodes(position))
+
+    def limit(self, calibration: Calibration, tier: Tier, position: Position) -> float:
+        """The CPU seconds a call on ``position`` may take: its tier's limit."""
+        return self.policy.limit(calibration, tier.dim, self.tier_nodes(tier, position))
+
+    def measured(self, tier: Tier, position: Position) -> bool:
+        """Whether ``tier`` is timed by ratio (a timeout there may be load: measure again)."""
+        return self.policy.measured(self.tier_nodes(tier, position))
+
+    def verdict(self, tier: Tier) -> TooSlow | None:
+        """Why calls of ``tier`` are presumed too slow, or None if they may be made."""
+        for other, why in self.too_slow.items():
+            if other.family != tier.family:
+                continue
+            same = other.empties == tier.empties
+            above = 0 < other.empties < tier.empties
+            if (same or above) and (other.function == tier.function
+                                    or other.function == MM_MOVE):
+                return why
+        return None
+
+    def crashed(self, tier: Tier) -> bool:
+        """Whether the first CRASH_RUN calls of ``tier`` all ended the student's process."""
+        return self.crashes.get(tier, 0) >= CRASH_RUN
+
+    def crash(self, tier: Tier) -> None:
+        """A call of ``tier`` ended the process; it counts while no call has answered."""
+        if tier not in self.passed and tier not in self.too_slow:
+            self.crashes[tier] = self.crashes.get(tier, 0) + 1
+
+    def decided(self, tier: Tier) -> bool:
+        return tier in self.passed or tier in self.too_slow
+
+    def answered(self, tier: Tier) -> None:
+        """A call of ``tier`` answered within its limit: if it was the first, the tier passes."""
+        if not self.decided(tier):
+            self.passed.add(tier)
+
+    def timed_out(self, tier: Tier, why: TooSlow) -> bool:
+        """A call of ``tier`` ran out of time; if it decides the tier, the tier is too slow.
+        Returns whether it did."""
+        if self.decided(tier):
+            return False
+        self.too_slow[tier] = why
+        return True
+
+    # -- the budget --------------------------------------------------------------------------
+
+    @property
+    def left(self) -> float:
+        return max(0.0, self.policy.budget - self.spent)
+
+    def left_seconds(self, calibration: Calibration) -> float:
+        """CPU seconds left in the budget."""
+        return self.left * calibration.empty_board_seconds
+
+    def charge(self, calibration: Calibration, seconds: float) -> None:
+        self.spent += seconds / calibration.empty_board_seconds

@@ -1,0 +1,237 @@
+"""grader.classroom.gradescope: the autograder zip, and run_autograder for real in a fake /autograder."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from grader.classroom import gradescope
+from grader.classroom.gradescope import BuildError, build_autograder, failure_results
+from grader.classroom.batch import GradingOptions
+from test_batch import GRADER  # `python -m grader`, as the batch tests run it
+
+HERE = Path(__file__).resolve().parents[1]   # tests/
+CONSTANT = HERE / "submissions" / "batch" / "constant.py"
+DEFAULT_CFG = HERE.parent / "grader" / "default.cfg"
+MARKER = "# the instructor's own configuration"
+
+# Gradescope's autograder specifications: the values its results.json accepts.
+VISIBILITIES = {"hidden", "after_due_date", "after_published", "visible"}
+OUTPUT_FORMATS = {"text", "html", "simple_format", "md", "ansi"}
+STATUSES = {"passed", "failed"}
+
+
+def check_gradescope_schema(data: dict) -> None:
+    """Fail unless ``data`` is a results.json that Gradescope's specification accepts."""
+    json.dumps(data, allow_nan=False)                      # plain JSON, no NaN
+    assert isinstance(data, dict)
+    number = (int, float)
+    assert isinstance(data.get("tests"), list) and data["tests"], "tests: a non-empty list"
+    assert "score" in data or all("score" in test for test in data["tests"])
+    if "score" in data:
+        assert isinstance(data["score"], number) and not isinstance(data["score"], bool)
+    optional = {"execution_time": number, "output": str, "extra_data": dict,
+                "output_format": str, "test_output_format": str, "test_name_format": str,
+                "visibility": str, "stdout_visibility": str, "leaderboard": list}
+    for key, kind in optional.items():
+        if key in data:
+            assert isinstance(data[key], kind), key
+    for key in ("visibility", "stdout_visibility"):
+        if key in data:
+            assert data[key] in VISIBILITIES, key
+    for key in ("output_format", "test_output_format", "test_name_format"):
+        if key in data:
+            assert data[key] in OUTPUT_FORMATS, key
+    assert set(data) <= {"score", "tests", *optional}, set(data) - {"score", "tests", *optional}
+    for test in data["tests"]:
+        assert isinstance(test, dict)
+        assert isinstance(test.get("name"), str) and test["name"]
+        for key in ("score", "max_score"):
+            if key in test:
+                assert isinstance(test[key], number) and not isinstance(test[key], bool)
+        if "status" in test:
+            assert test["status"] in STATUSES
+        if "visibility" in test:
+            assert test["visibility"] in VISIBILITIES
+        if "output" in test:
+            assert isinstance(test["output"], str)
+        if "output_format" in test:
+            assert test["output_format"] in OUTPUT_FORMATS
+        allowed = {"score", "max_score", "status", "name", "name_format", "number", "output",
+                   "output_format", "tags", "visibility", "extra_data"}
+        assert set(test) <= allowed, set(test) - allowed
+    if all("score" in test for test in data["tests"]):
+        assert abs(sum(test["score"] for test in data["tests"]) - data["score"]) < 0.011
+
+
+@pytest.fixture
+def instructor_config(tmp_path: Path) -> Path:
+    config = tmp_path / "course.cfg"
+    config.write_text(MARKER + "\n" + DEFAULT_CFG.read_text())
+    return config
+
+
+@pytest.fixture
+def autograder_zip(tmp_path: Path, instructor_config: Path) -> Path:
+    out = tmp_path / "autograder.zip"
+    build_autograder(out, GradingOptions(visibility="categories", config=instructor_config))
+    return out
+
+
+def fake_autograder(tmp_path: Path, autograder_zip: Path) -> Path:
+    """A /autograder tree: source/ (the zip, unpacked), submission/, results/."""
+    root = tmp_path / "autograder"
+    with zipfile.ZipFile(autograder_zip) as bundle:
+        bundle.extractall(root / "source")
+    (root / "submission").mkdir()
+    (root / "results").mkdir()
+    metadata = {"id": 123456, "users": [{"email": "ada@example.com", "id": 4242,
+                                         "name": "Ada Lovelace"}]}
+    (root / "submission_metadata.json").write_text(json.dumps(metadata))
+    return root
+
+
+def run_autograder(root: Path) -> tuple[subprocess.CompletedProcess, dict]:
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
+    env.pop("TTT_GRADER_SECRET", None)
+    done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env,
+                          capture_output=True, text=True, timeout=300, cwd=root)
+    results = root / "results" / "results.json"
+    assert results.exists(), done.stdout + done.stderr
+    return done, json.loads(results.read_text())
+
+
+# ---------------------------------------------------------------- the zip
+
+
+def test_the_zip_holds_the_project_and_the_configuration_but_no_tests(autograder_zip: Path) -> None:
+    with zipfile.ZipFile(autograder_zip) as bundle:
+        infos = {info.filename: info for info in bundle.infolist()}
+        names = set(infos)
+        settings = json.loads(bundle.read("autograder.json"))
+        config = bundle.read("grader_config.cfg").decode()
+
+    for required in ("setup.sh", "run_autograder", "setup.cfg", "pyproject.toml", "README.md",
+                     "grader/__main__.py", "grader/suite/engine.py", "grader/sandbox/box.py",
+                     "grader/sandbox/inside/worker.py", "grader/default.cfg",
+                     "grader/suite/test_rubric.py",
+                     "grader/classroom/templates/gradescope_run_autograder", "provided/board.py",
+                     "student/mm_player.py"):
+        assert required in names, required
+    assert any(name.startswith("grader/course/") for name in names)
+    for name in names:
+        assert not name.startswith(("tests/", "/", "..")), name
+        assert "__pycache__" not in name and not name.endswith(".pyc"), name
+        assert not name.startswith(("results", "out/", "build/")), name
+    for script in ("setup.sh", "run_autograder"):
+        assert (infos[script].external_attr >> 16) & stat.S_IXUSR, script
+    assert MARKER in config
+    assert settings["grade_args"] == ["--visibility", "categories",
+                                      "--config", "grader_config.cfg"]
+
+
+def test_the_scripts_are_valid_bash_and_setup_can_skip_the_install(
+        tmp_path: Path, autograder_zip: Path) -> None:
+    root = fake_autograder(tmp_path, autograder_zip)
+    for script in ("setup.sh", "run_autograder"):
+        check = subprocess.run(["bash", "-n", str(root / "source" / script)],
+                               capture_output=True, text=True)
+        assert check.returncode == 0, check.stderr
+    done = subprocess.run(["bash", str(root / "source" / "setup.sh")], capture_output=True,
+                          text=True, env={**os.environ, "AUTOGRADER_SKIP_INSTALL": "1"})
+    assert done.returncode == 0, done.stderr
+    assert "nothing installed" in done.stdout
+    assert stat.S_IMODE((root / "source" / "grader_config.cfg").stat().st_mode) == 0o600
+
+
+def test_a_broken_configuration_is_refused(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.cfg"
+    broken.write_text("[rubric]\nscores = many\n")
+    with pytest.raises(BuildError, match="broken.cfg"):
+        build_autograder(tmp_path / "a.zip", GradingOptions(config=broken))
+    done = subprocess.run([*GRADER, "gradescope", "build", str(tmp_path / "b.zip"),
+                           "--config", str(broken)], capture_output=True, text=True)
+    assert done.returncode == 2 and "broken.cfg" in done.stderr
+    assert not (tmp_path / "b.zip").exists()
+
+
+# ---------------------------------------------------------------- run_autograder, for real
+
+
+def test_run_autograder_grades_the_submission(tmp_path: Path, autograder_zip: Path) -> None:
+    root = fake_autograder(tmp_path, autograder_zip)
+    (root / "submission" / "mm_player.py").write_bytes(CONSTANT.read_bytes())
+    (root / "submission" / "README.txt").write_text("my notes")
+
+    done, data = run_autograder(root)
+
+    assert done.returncode == 0, done.stderr
+    check_gradescope_schema(data)
+    assert 0 < data["score"] < 100
+    assert [test["name"] for test in data["tests"]][:3] == ["finished boards", "scores", "moves"]
+    extra = data["extra_data"]
+    assert extra["student_id"] == "4242"                  # from submission_metadata.json
+    assert extra["visibility"] == "categories"            # baked in at build time
+    assert "Score:" in done.stdout                        # the report, for the instructor
+    # Every student is asked the same positions: the same file graded outside Gradescope,
+    # under another id, gets the same score.
+    local = subprocess.run([*GRADER, "grade", str(CONSTANT), "--student-id", "someone",
+                            "--json", str(tmp_path / "plain.json"), "--quiet"],
+                           capture_output=True, text=True, cwd=HERE.parent)
+    assert local.returncode == 0, local.stderr
+    assert json.loads((tmp_path / "plain.json").read_text())["score"] == data["score"]
+
+
+def test_a_submission_without_a_py_file_scores_0_with_a_message(
+        tmp_path: Path, autograder_zip: Path) -> None:
+    root = fake_autograder(tmp_path, autograder_zip)
+    (root / "submission" / "mm_player.txt").write_text("def mm_move(board, player): ...")
+
+    done, data = run_autograder(root)
+
+    assert done.returncode == 0
+    check_gradescope_schema(data)
+    assert data["score"] == 0
+    assert "no .py file" in data["output"] and "mm_player.txt" in data["output"]
+    assert all(test["score"] == 0 and test["status"] == "failed" for test in data["tests"])
+    assert sum(test["max_score"] for test in data["tests"]) == 100
+
+
+def test_an_empty_file_scores_0_with_a_message(tmp_path: Path, autograder_zip: Path) -> None:
+    root = fake_autograder(tmp_path, autograder_zip)
+    (root / "submission" / "mm_player.py").write_text("")
+
+    done, data = run_autograder(root)
+
+    assert done.returncode == 0
+    check_gradescope_schema(data)
+    assert data["score"] == 0
+    assert "empty" in data["output"].lower()
+
+
+def test_an_empty_submission_folder(tmp_path: Path, autograder_zip: Path) -> None:
+    root = fake_autograder(tmp_path, autograder_zip)
+    done, data = run_autograder(root)
+    check_gradescope_schema(data)
+    assert data["score"] == 0 and "empty" in data["output"]
+
+
+def test_failure_results_follow_the_schema() -> None:
+    data = failure_results("The autograder itself failed.", DEFAULT_CFG, "exit status 1")
+    check_gradescope_schema(data)
+    assert [test["max_score"] for test in data["tests"]] == [10, 15, 20, 10, 10, 5, 20, 10]
+
+
+def test_the_student_id_comes_from_the_metadata(tmp_path: Path) -> None:
+    assert gradescope.student_id_from_metadata(tmp_path) == "student"
+    (tmp_path / "submission_metadata.json").write_text('{"users": [{"id": 7, "email": "x"}]}')
+    assert gradescope.student_id_from_metadata(tmp_path) == "7"
+    (tmp_path / "submission_metadata.json").write_text('{"users": []}')
+    assert gradescope.student_id_from_metadata(tmp_path) == "student"

@@ -1,0 +1,367 @@
+"""grader.suite.report: the text report, Gradescope's results.json, CSV, atomic writes."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import pytest
+
+from grader.suite.report import text_report
+from grader.suite.results_json import GRADESCOPE_VISIBILITIES, gradescope_results
+from grader.suite.table import CSV_FIXED, csv_header, csv_row, write_csv
+from grader.suite.writers import write_json_atomic
+from grader.judge.results import Failure, GradeResult, ItemResult
+
+# ---------------------------------------------------------------- results built by hand
+
+BOARD = "\n".join([
+    "     0   1   2",
+    "0    X |   |  ",
+    "    -----------",
+    "1    O | O |  ",
+    "    -----------",
+    "2      | X |  ",
+])
+BOARD_ROW = "1    O | O |  "
+CALL = ("mm_move(TTTBoard(3, False, [[PLAYERX, EMPTY, EMPTY], [PLAYERO, PLAYERO, EMPTY], "
+        "[EMPTY, PLAYERX, EMPTY]]), PLAYERX)")
+WHY = "after (2, 2), O wins with (1, 2)"
+GAME_CALL = "play_game(move_wrapper, 1, False)"
+MOVES = ("X (0, 0)", "O (1, 1)", "X (2, 2)", "O (0, 2)", "X (2, 0)", "O (1, 0)")
+NOTE = "accepted a list [score, move] for a tuple"
+
+
+def wrong_score(column: int) -> Failure:
+    return Failure("wrong score", CALL, "score 0", f"(1, (2, {column}))", why=WHY, board=BOARD)
+
+
+ILLEGAL = Failure("illegal move", CALL, "a move to an empty square", "(0, (0, 0))",
+                  why="(0, 0) is taken by X", board=BOARD)
+LOST = Failure("lost game", GAME_CALL, "a draw or a win for X", "O wins",
+               why="X (2, 2) lets O fork", board=BOARD, moves=MOVES)
+
+RUBRIC = [("finished boards", 10.0), ("scores", 20.0), ("moves", 20.0), ("other sizes", 10.0),
+          ("reverse games", 10.0), ("board untouched", 5.0), ("game play", 15.0),
+          ("time", 10.0)]
+
+COMMON = dict(student_cpu_seconds=1.25, wall_seconds=4.5, calls=812, timeouts=1, restarts=1,
+              isolation=("subprocess", "rlimit"))
+
+
+def perfect() -> GradeResult:
+    items = tuple(ItemResult(name, weight, passed=10, total=10) for name, weight in RUBRIC)
+    return GradeResult("subs/ann.py", "ann", items=items, **COMMON)
+
+
+def failing() -> GradeResult:
+    # scores: 5 failures of two categories; game play: one lost game; moves: a note.
+    scores = ItemResult("scores", 20.0, passed=35, total=40,
+                        failures=(wrong_score(0), wrong_score(1), ILLEGAL, wrong_score(2),
+                                  wrong_score(3)))
+    play = ItemResult("game play", 15.0, passed=9, total=10, failures=(LOST,))
+    moves = ItemResult("moves", 20.0, passed=40, total=40, notes=(NOTE,))
+    untouched = ItemResult("board untouched", 5.0, passed=10, total=10)
+    return GradeResult("subs/bob.py", "bob", items=(scores, moves, untouched, play),
+                       **COMMON)
+
+
+def not_loaded() -> GradeResult:
+    items = tuple(ItemResult(name, weight) for name, weight in RUBRIC)
+    return GradeResult("subs/cat.py", "cat", items=items,
+                       load_error="line 3: `print x` is Python 2; write print(x)",
+                       load_kind="python2", load_output="hello from import\n")
+
+
+def grader_failed() -> GradeResult:
+    items = (ItemResult("scores", 20.0, passed=40, total=40),
+             ItemResult("time", 10.0, error="KeyError: 'limit'"))
+    return GradeResult("subs/dan.py", "dan", items=items,
+                       grader_error="RuntimeError: the solver disagreed with itself", **COMMON)
+
+
+ALL_RESULTS = [perfect, failing, not_loaded, grader_failed]
+
+# ---------------------------------------------------------------- text report
+
+
+def test_perfect_report_has_header_ok_lines_and_footer():
+    text = text_report(perfect())
+    assert "Submission: subs/ann.py" in text
+    assert "Student: ann" in text
+    assert "Score: 100 / 100" in text
+    assert "[ok] board untouched (5.0 / 5.0)" in text
+    assert text.count("[ok]") == len(RUBRIC)
+    assert "pts]" not in text
+    assert "1.25 s CPU" in text and "4.50 s wall" in text
+    assert "812 calls, 1 timeout, 1 restart" in text
+    assert "isolation: subprocess, rlimit" in text
+
+
+def test_deduction_lines_in_course_style():
+    text = text_report(failing())
+    assert "Score: 56 / 60" in text       # 17.5 + 20 + 5 + 13.5 of the items present
+    assert "[-2.5 pts] scores: 5 of 40 checks failed" in text
+    assert "[-1.5 pts] game play: 1 of 10 checks failed" in text
+    assert "[ok] moves (20.0 / 20.0)" in text
+
+
+def test_failure_shows_pasteable_call_expected_received_board_and_why():
+    lines = text_report(failing()).splitlines()
+    # The course's line, starting at column 0 so that it pastes into a prompt.
+    assert f"{CALL} expected score 0 but received (1, (2, 0))" in lines
+    first = lines.index(f"{CALL} expected score 0 but received (1, (2, 0))")
+    after = lines[first + 1:first + 9]
+    assert "    " + BOARD_ROW in after     # the board, indented
+    assert f"  why: {WHY}" in after
+
+
+def test_lost_game_shows_its_moves():
+    text = text_report(failing())
+    assert f"{GAME_CALL} expected a draw or a win for X but received O wins" in text
+    assert "X (2, 2) lets O fork" in text
+    assert ("moves: 1. X (0, 0), 2. O (1, 1), 3. X (2, 2), 4. O (0, 2), 5. X (2, 0), "
+            "6. O (1, 0)") in text
+
+
+def test_only_examples_failures_are_shown_then_the_rest_is_counted():
+    text = text_report(failing(), examples=3)
+    assert text.count(f"{CALL} expected") == 3
+    # the rest of scores: wrong_score(2) and wrong_score(3)
+    assert "... and 2 more like this: 2 wrong score" in text
+    text = text_report(failing(), examples=1)
+    assert text.count(f"{CALL} expected") == 1
+    assert "... and 4 more like this: 3 wrong score, 1 illegal move" in text
+    text = text_report(failing(), examples=0)
+    assert CALL not in text
+    assert "... and 5 more like this: 4 wrong score, 1 illegal move" in text
+
+
+def test_notes_are_printed_under_their_item():
+    text = text_report(failing())
+    assert f"note: {NOTE}" in text
+
+
+def test_categories_hide_calls_boards_why_and_moves_but_keep_scores_and_counts():
+    text = text_report(failing(), visibility="categories")
+    assert CALL not in text and GAME_CALL not in text
+    assert BOARD_ROW not in text
+    assert WHY not in text and "why:" not in text and "moves:" not in text
+    assert "expected" not in text and "received" not in text
+    assert NOTE not in text
+    assert "seed" not in text
+    assert "scores: 4 wrong score, 1 illegal move" in text
+    assert "game play: 1 lost game" in text
+    assert "Score: 56 / 60" in text
+    assert "[-2.5 pts] scores: 5 of 40 checks failed" in text
+
+
+def test_load_failure_says_why_with_score_zero():
+    text = text_report(not_loaded())
+    assert "Score: 0 / 100" in text
+    assert "could not be run (python2)" in text
+    assert "`print x` is Python 2; write print(x)" in text
+    assert "hello from import" in text
+    assert "[-20.0 pts] scores: not run" in text
+    assert "[ok]" not in text
+
+
+def test_grader_error_is_flagged_for_the_instructor():
+    text = text_report(grader_failed())
+    assert "GRADER ERROR" in text
+    assert "report it" in text
+    assert "RuntimeError: the solver disagreed with itself" in text
+    assert "[-10.0 pts] time: not checked, the grader failed on this item" in text
+    assert "KeyError: 'limit'" in text
+
+
+def test_bad_options_are_refused():
+    with pytest.raises(ValueError):
+        text_report(perfect(), visibility="secret")
+    with pytest.raises(ValueError):
+        gradescope_results(perfect(), visibility="hidden")
+    with pytest.raises(ValueError):
+        text_report(perfect(), examples=-1)
+
+# ---------------------------------------------------------------- Gradescope
+
+# The autograder specifications (gradescope-autograders.readthedocs.io, "Output format").
+TOP_KEYS = {"score", "execution_time", "output", "output_format", "test_output_format",
+            "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests",
+            "leaderboard"}
+TEST_KEYS = {"score", "max_score", "status", "name", "name_format", "number", "output",
+             "output_format", "tags", "visibility", "extra_data"}
+FORMATS = {"text", "simple_format", "html", "md", "ansi"}
+VISIBILITY_VALUES = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_gradescope(data: dict) -> None:
+    """The documented results.json schema, plus what this grader promises on top of it."""
+    assert set(data) <= TOP_KEYS, set(data) - TOP_KEYS
+    for key in ("score", "execution_time", "output", "tests", "extra_data"):
+        assert key in data, key
+    assert is_number(data["score"]) and is_number(data["execution_time"])
+    assert isinstance(data["output"], str) and isinstance(data["extra_data"], dict)
+    for key in ("output_format", "test_output_format", "test_name_format"):
+        assert data.get(key, "text") in FORMATS
+    for key in ("visibility", "stdout_visibility"):
+        assert data.get(key, "visible") in VISIBILITY_VALUES
+    assert isinstance(data["tests"], list) and data["tests"]
+    for test in data["tests"]:
+        assert set(test) <= TEST_KEYS, set(test) - TEST_KEYS
+        for key in ("name", "score", "max_score", "status", "output", "visibility"):
+            assert key in test, key
+        assert isinstance(test["name"], str) and isinstance(test["output"], str)
+        assert is_number(test["score"]) and is_number(test["max_score"])
+        assert 0 <= test["score"] <= test["max_score"]
+        assert test["status"] in ("passed", "failed")
+        assert test["visibility"] in VISIBILITY_VALUES
+        assert test.get("output_format", "text") in FORMATS
+    assert data["score"] == pytest.approx(sum(test["score"] for test in data["tests"]))
+    # Plain JSON: survives a strict round trip unchanged (no tuples, no NaN).
+    assert json.loads(json.dumps(data, allow_nan=False)) == data
+
+
+def test_gradescope_visibility_values_match_the_documentation():
+    assert set(GRADESCOPE_VISIBILITIES) == VISIBILITY_VALUES
+
+
+@pytest.mark.parametrize("visibility", ["full", "categories"])
+@pytest.mark.parametrize("make", ALL_RESULTS, ids=lambda make: make.__name__)
+def test_gradescope_results_follow_the_schema(make, visibility):
+    result = make()
+    data = gradescope_results(result, visibility)
+    check_gradescope(data)
+    assert [test["name"] for test in data["tests"]] == [item.name for item in result.items]
+    assert data["stdout_visibility"] == "hidden"
+
+
+def test_gradescope_tests_carry_their_part_of_the_report():
+    data = gradescope_results(failing())
+    tests = {test["name"]: test for test in data["tests"]}
+    assert data["score"] == 56.0
+    assert tests["scores"]["status"] == "failed"
+    assert tests["scores"]["score"] == 17.5 and tests["scores"]["max_score"] == 20.0
+    assert f"{CALL} expected score 0 but received (1, (2, 0))" in tests["scores"]["output"]
+    assert BOARD_ROW in tests["scores"]["output"]
+    assert GAME_CALL not in tests["scores"]["output"]
+    assert "moves: 1. X (0, 0)" in tests["game play"]["output"]
+    assert tests["moves"]["status"] == "passed"
+    assert NOTE in tests["moves"]["output"]
+    assert "Score: 56 / 60" in data["output"]
+    assert all(test["visibility"] == "visible" for test in data["tests"])
+
+
+def test_gradescope_categories_keep_positions_out_of_the_whole_file():
+    data = gradescope_results(failing(), visibility="categories")
+    dumped = json.dumps(data)
+    assert "mm_move(" not in dumped and "play_game(" not in dumped
+    assert "O | O" not in dumped and WHY not in dumped and NOTE not in dumped
+    tests = {test["name"]: test for test in data["tests"]}
+    assert "4 wrong score, 1 illegal move" in tests["scores"]["output"]
+    assert tests["scores"]["score"] == 17.5
+
+
+def test_gradescope_extra_data_has_times_counts_and_items():
+    data = gradescope_results(failing())
+    extra = data["extra_data"]
+    assert extra["student_cpu_seconds"] == 1.25
+    assert extra["wall_seconds"] == 4.5
+    assert data["execution_time"] == 4.5
+    assert (extra["calls"], extra["timeouts"], extra["restarts"]) == (812, 1, 1)
+    assert extra["isolation"] == ["subprocess", "rlimit"]
+    assert (extra["student_id"], extra["load_kind"]) == ("bob", None) and "seed" not in extra
+    scores = extra["items"][0]
+    assert (scores["name"], scores["passed"], scores["total"]) == ("scores", 35, 40)
+    assert scores["categories"] == {"wrong score": 4, "illegal move": 1}
+
+
+def test_gradescope_load_failure_scores_zero_on_every_item():
+    data = gradescope_results(not_loaded())
+    assert data["score"] == 0
+    assert len(data["tests"]) == len(RUBRIC)
+    for test in data["tests"]:
+        assert test["score"] == 0 and test["status"] == "failed"
+        assert "Python 2" in test["output"]
+    assert "could not be run" in data["output"]
+    assert data["extra_data"]["load_kind"] == "python2"
+    # ItemResult calls an item that checked nothing "passed"; the report does not.
+    assert all(item["status"] == "failed" for item in data["extra_data"]["items"])
+
+
+def test_gradescope_grader_error_is_in_the_output():
+    data = gradescope_results(grader_failed())
+    assert "GRADER ERROR" in data["output"]
+    assert data["extra_data"]["grader_error"] == "RuntimeError: the solver disagreed with itself"
+    time = data["tests"][1]
+    assert time["status"] == "failed" and "KeyError: 'limit'" in time["output"]
+
+# ---------------------------------------------------------------- files
+
+
+def test_write_json_atomic_creates_folders_and_leaves_no_temp_files(tmp_path):
+    path = tmp_path / "autograder" / "results" / "results.json"
+    data = gradescope_results(failing())
+    write_json_atomic(path, data)
+    assert json.loads(path.read_text(encoding="utf-8")) == data
+    write_json_atomic(path, {"score": 1.0})   # replaces the old file
+    assert json.loads(path.read_text(encoding="utf-8")) == {"score": 1.0}
+    assert [p.name for p in path.parent.iterdir()] == ["results.json"]
+
+
+def test_write_json_atomic_refuses_nan_and_keeps_the_old_file(tmp_path):
+    path = tmp_path / "results.json"
+    write_json_atomic(path, {"score": 1.0})
+    with pytest.raises(ValueError):
+        write_json_atomic(path, {"score": float("nan")})
+    assert json.loads(path.read_text(encoding="utf-8")) == {"score": 1.0}
+    assert [p.name for p in tmp_path.iterdir()] == ["results.json"]
+
+# ---------------------------------------------------------------- CSV
+
+
+def test_csv_header_and_rows():
+    assert csv_header(["scores", "moves"]) == CSV_FIXED + ["scores", "moves", "status",
+                                                          "cpu_seconds", "wall_seconds"]
+    row = csv_row(failing())
+    assert row["student_id"] == "bob"
+    assert (row["score"], row["max_score"]) == (56.0, 60.0)
+    assert (row["scores"], row["game play"], row["moves"]) == (17.5, 13.5, 20.0)
+    assert row["status"] == "graded"
+    assert (row["cpu_seconds"], row["wall_seconds"]) == (1.25, 4.5)
+    assert csv_row(grader_failed())["status"] == "grader error"
+
+
+def test_csv_row_of_a_submission_that_did_not_load():
+    row = csv_row(not_loaded())
+    assert row["status"] == "not run: python2"
+    assert row["score"] == 0 and row["max_score"] == 100.0
+    assert all(row[name] == 0 for name, _ in RUBRIC)
+
+
+def test_csv_refuses_an_item_named_like_a_fixed_column():
+    with pytest.raises(ValueError):
+        csv_header(["score"])
+
+
+def test_write_csv_uses_the_union_of_item_columns_in_first_seen_order(tmp_path):
+    path = tmp_path / "batch" / "grades.csv"
+    write_csv(path, iter([failing(), grader_failed(), not_loaded()]))
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames
+        rows = list(reader)
+    item_columns = header[len(CSV_FIXED):-3]
+    assert item_columns[:5] == ["scores", "moves", "board untouched", "game play", "time"]
+    assert sorted(item_columns) == sorted(name for name, _ in RUBRIC)
+    assert [row["student_id"] for row in rows] == ["bob", "dan", "cat"]
+    assert rows[0]["time"] == ""              # bob's run had no time item
+    assert rows[1]["status"] == "grader error"
+    assert rows[2]["status"] == "not run: python2" and float(rows[2]["score"]) == 0
+    assert float(rows[0]["scores"]) == 17.5
+    assert [p.name for p in path.parent.iterdir()] == ["grades.csv"]

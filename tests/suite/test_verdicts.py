@@ -1,0 +1,114 @@
+"""Same code, same score: timing-edge submissions graded again and again, under load.
+
+The gallery (tests/submissions/timing/, each file saying what it should get): a correct
+solution with its own course-style winner check, a correct one copying with
+copy.deepcopy, one that searches every child twice, a buggy one at about 60% of the limit,
+a sleeper and a clock forger. Each is graded as an instructor would, alone and beside busy
+processes (a process that burns a core), and by ``batch --jobs 2``; the scores must be the
+same every time, and the correct one must get full marks every time.
+
+The quick test (in the default run) grades the cheap files twice, once beside two busy
+processes. The full gallery (``python -m pytest -m slow tests/suite/test_verdicts.py``, about 20
+minutes here) grades every file beside 0, 1 and 2 busy processes, twice each, and in a
+batch; it is what the numbers in the README's time section come from.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parents[1]   # tests/
+GALLERY = HERE / "submissions" / "timing"
+CHEAP = ("deepcopy", "double_recursion", "clock_forger", "sleeper")
+CORRECT = {"course_style_wincheck"}
+EVERY = sorted(path.stem for path in GALLERY.glob("*.py"))
+
+
+@contextmanager
+def busy(processes: int):
+    """``processes`` processes that each burn a core for as long as the block runs."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+               for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+
+
+def grade(name: str, folder: Path, student_id: str | None = None) -> dict:
+    out = folder / f"{name}-{student_id or 'x'}.json"
+    command = [sys.executable, "-m", "grader", "grade", str(GALLERY / f"{name}.py"),
+               "--json", str(out), "--quiet"]
+    if student_id:
+        command += ["--student-id", student_id]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(out.read_text())
+
+
+def test_every_gallery_file_says_what_it_should_get():
+    for name in EVERY:
+        assert "Expected:" in (GALLERY / f"{name}.py").read_text(), name
+    assert set(CHEAP) | CORRECT | {"buggy_half_limit"} == set(EVERY)
+
+
+def test_the_cheap_gallery_gets_the_same_score_alone_and_beside_two_busy_processes(tmp_path):
+    alone = {name: grade(name, tmp_path) for name in CHEAP}
+    with busy(2):
+        loaded = {name: grade(name, tmp_path, "loaded") for name in CHEAP}
+    for name in CHEAP:
+        assert loaded[name]["score"] == alone[name]["score"], name
+        assert loaded[name]["extra_data"]["too_slow"] == alone[name]["extra_data"]["too_slow"]
+    # Far too slow, judged on a few calls, not on hundreds of timeouts.
+    for name in ("deepcopy", "double_recursion", "clock_forger"):
+        extra = alone[name]["extra_data"]
+        assert "3x3 positions with 6 empty squares (normal game)" in extra["too_slow"]
+        assert extra["timeouts"] <= 6 and not extra["timing"]["budget_exhausted"]
+    # The forgery changes nothing: the same verdicts as an honest solution that slow.
+    assert alone["clock_forger"]["score"] == alone["deepcopy"]["score"]
+    assert alone["sleeper"]["score"] == 0
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+@pytest.mark.parametrize("name", EVERY)
+def test_the_same_score_beside_0_1_and_2_busy_processes(name, tmp_path):
+    scores = []
+    for processes in (0, 1, 2):
+        with busy(processes):
+            for run in range(2):
+                results = grade(name, tmp_path, f"s{processes}{run}")
+                scores.append(results["score"])
+                assert not results["extra_data"]["timing"]["budget_exhausted"], name
+    assert len(set(scores)) == 1, scores
+    if name in CORRECT:
+        assert scores[0] == 100
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_the_same_scores_in_a_batch_with_two_jobs_and_for_any_student_id(tmp_path):
+    classroom = tmp_path / "class"
+    classroom.mkdir()
+    for name in EVERY:
+        shutil.copy(GALLERY / f"{name}.py", classroom / f"{name}.py")
+    done = subprocess.run([sys.executable, "-m", "grader", "batch", str(classroom), "--out",
+                           str(tmp_path / "grades"), "--jobs", "2", "--quiet"],
+                          capture_output=True, text=True, timeout=3600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with open(tmp_path / "grades" / "gradebook.csv", encoding="utf-8-sig") as file:
+        batch = {row["student_id"]: float(row["score"]) for row in csv.DictReader(file)}
+    for name in EVERY:
+        alone = grade(name, tmp_path, "1002")["score"]
+        other = grade(name, tmp_path, "bob")["score"]
+        assert batch[name] == alone == other, name

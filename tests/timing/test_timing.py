@@ -1,0 +1,277 @@
+"""Time limits, the reference they are measured against, tiers and the budget.
+
+The client's pacing is tested against a fake sandbox whose "student" takes a chosen
+multiple of the reference's time, with noise, so that the tests can show what matters:
+verdicts that do not move when the measurements do.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from grader.suite.client import StudentClient
+from grader.timing.pacing import MM_MOVE, MOVE_WRAPPER, Pacing, Tier, TooSlow
+from grader.judge.position import Position
+from grader.judge.positions import hidden_positions
+from grader.sandbox import Reply
+from grader.judge.solver import Solver, reachable
+from grader.timing.policy import (EMPTY_BOARD_NODES, REFERENCE_3X3, REFERENCE_3X3_NODES,
+                           REFERENCE_4X4, REFERENCE_4X4_NODES, Calibration, TimePolicy,
+                           TimingError)
+from provided import TTTBoard
+
+from grader.sandbox.inside import reference as worker  # the search the limits are measured by
+
+SOLVER = Solver()
+CALIBRATION = Calibration(per_node_3x3=1e-6, ratio_4x4=1.5)
+
+
+# -- the policy and the reference ----------------------------------------------------------
+
+def test_a_limit_is_a_multiple_of_the_reference_and_small_positions_get_a_second():
+    policy = TimePolicy(factor=10, small=0.4, budget=40)
+    empty = CALIBRATION.empty_board_seconds
+    assert empty == pytest.approx(EMPTY_BOARD_NODES * 1e-6)
+    assert policy.limit(CALIBRATION, 3, EMPTY_BOARD_NODES) == pytest.approx(10 * empty)
+    assert policy.limit(CALIBRATION, 3, 1_585) == pytest.approx(10 * 1_585e-6)  # no minimum
+    assert policy.limit(CALIBRATION, 3, 294) == pytest.approx(0.4 * empty)
+    assert policy.limit(CALIBRATION, 4, 100_000) == pytest.approx(10 * 100_000 * 1.5e-6)
+    assert policy.budget_seconds(CALIBRATION) == pytest.approx(40 * empty)
+    assert "10 times" in policy.describe() and "course's original" in policy.describe()
+
+
+@pytest.mark.parametrize("field", ["factor", "small", "budget"])
+@pytest.mark.parametrize("value", [0, -1, float("nan"), True])
+def test_a_policy_that_makes_no_sense_is_refused_by_name(field, value):
+    with pytest.raises(TimingError, match=f"\\[time\\] {field} must be a number above 0"):
+        TimePolicy(**{field: value})
+
+
+def test_a_calibration_is_the_median_of_its_runs():
+    runs = [0.010, 0.011, 0.5, 0.012, 0.009]  # one run hit by the machine: ignored
+    calibration = Calibration.from_runs(runs, [0.03, 0.02, 0.025])
+    assert calibration.per_node_3x3 == pytest.approx(0.011 / REFERENCE_3X3_NODES)
+    per_node_4x4 = 0.025 / REFERENCE_4X4_NODES
+    assert calibration.per_node(4) == pytest.approx(per_node_4x4)
+    assert calibration.per_node(2) == calibration.per_node_3x3
+    again = Calibration.from_runs([0.02] * 5, ratio_4x4=calibration.ratio_4x4)
+    assert again.ratio_4x4 == calibration.ratio_4x4
+
+
+def test_the_reference_positions_are_as_big_as_the_solver_counts():
+    for position, nodes in ((REFERENCE_3X3, REFERENCE_3X3_NODES),
+                            (REFERENCE_4X4, REFERENCE_4X4_NODES)):
+        assert SOLVER.tree_size(position) == nodes
+        board = worker.CourseBoard(position.dim, False, position.grid)
+        assert worker.plain_minimax(board, position.player)[2] == nodes
+    assert worker.plain_minimax(worker.CourseBoard(3), 2)[2] == EMPTY_BOARD_NODES
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_the_course_style_board_plays_by_the_same_rules(reverse):
+    for position in reachable(3, reverse):
+        ours = TTTBoard(3, reverse, position.grid)
+        course = worker.CourseBoard(3, reverse, position.grid)
+        assert course.check_win() == ours.check_win()
+        assert course.get_empty_squares() == ours.get_empty_squares()
+
+
+def test_the_reference_minimax_finds_the_value():
+    for position in hidden_positions().normal[::40]:
+        if position.player == position.implied_player():
+            board = worker.CourseBoard(3, False, position.grid)
+            assert worker.plain_minimax(board, position.player)[0] == SOLVER.value(position)
+
+
+# -- tiers ----------------------------------------------------------------------------------
+
+def test_positions_are_asked_tier_by_tier_fewest_empty_squares_first_hardest_first():
+    positions = hidden_positions().all()
+    pacing = Pacing(TimePolicy(), SOLVER, positions)
+    order = pacing.order(positions)
+    assert sorted(order, key=lambda p: (p.cells, p.player, p.dim, p.reverse)) == sorted(
+        positions, key=lambda p: (p.cells, p.player, p.dim, p.reverse))
+    families = list(dict.fromkeys((p.dim, p.reverse) for p in order))
+    assert families[:2] == [(3, False), (3, True)]
+    normal = [p for p in order if (p.dim, p.reverse) == (3, False)]
+    empties = [0 if SOLVER.winner(p) is not None else p.cells.count(1) for p in normal]
+    assert empties == sorted(empties) and empties[0] == 0 and empties[-1] == 9
+    eights = [p for p, e in zip(normal, empties) if e == 8]
+    sizes = [SOLVER.tree_size(p) for p in eights]
+    assert sizes == sorted(sizes, reverse=True)
+
+
+def test_a_tier_too_slow_takes_the_larger_ones_of_its_family_with_it():
+    pacing = Pacing(TimePolicy(), SOLVER)
+    seven = Tier(MM_MOVE, 3, False, 7)
+    why = TooSlow(seven, "mm_move(...)", 0.4, True, False)
+    assert pacing.timed_out(seven, why)
+    assert not pacing.timed_out(seven, why)       # decided once
+    assert pacing.verdict(Tier(MM_MOVE, 3, False, 9)) is why
+    assert pacing.verdict(Tier(MOVE_WRAPPER, 3, False, 8)) is why   # it calls mm_move
+    assert pacing.verdict(Tier(MM_MOVE, 3, False, 6)) is None
+    assert pacing.verdict(Tier(MM_MOVE, 3, False, 0)) is None       # finished boards
+    assert pacing.verdict(Tier(MM_MOVE, 3, True, 9)) is None        # another mode
+    pacing.timed_out(Tier(MOVE_WRAPPER, 3, True, 5), why)
+    assert pacing.verdict(Tier(MM_MOVE, 3, True, 5)) is None        # not the other way
+
+
+def test_every_position_of_a_tier_gets_the_limit_of_its_hardest():
+    positions = hidden_positions().normal
+    pacing = Pacing(TimePolicy(factor=10), SOLVER, positions)
+    eights = [p for p in positions if p.cells.count(1) == 8]
+    limits = {pacing.limit(CALIBRATION, pacing.tier(MM_MOVE, p), p) for p in eights}
+    assert len(limits) == 1  # the hardest's, X on an edge:
+    assert limits.pop() == pytest.approx(10 * 63_905 * 1e-6)
+
+
+# -- the client, against a fake sandbox --------------------------------------------------------
+
+class FakeSandbox:
+    """A sandbox whose student answers correctly in ``ratio`` times the reference's time,
+    give or take ``noise``, or sleeps ``sleeps`` seconds in every call."""
+
+    def __init__(self, ratio: float = 1.0, noise: float = 0.0, seed: int = 0,
+                 sleeps: float | None = None, interrupt_after: int | None = None,
+                 crashes=lambda position: False) -> None:
+        self.ratio, self.noise, self.sleeps, self.crashes = ratio, noise, sleeps, crashes
+        self.waits = sleeps is not None
+        self.random = random.Random(seed)
+        self.calibration = CALIBRATION
+        self.calibrations = 1
+        self.restarts = 0
+        self.log: list[tuple[str, Position, float]] = []
+        self.interrupt_after = interrupt_after
+
+    def ready(self) -> None:
+        return None
+
+    def calibrate(self) -> Calibration:
+        self.calibrations += 1
+        return self.calibration
+
+    def call(self, function: str, position: Position, cpu_limit: float,
+             trials: int = 1) -> Reply:
+        if self.interrupt_after is not None and len(self.log) >= self.interrupt_after:
+            raise KeyboardInterrupt
+        self.log.append((function, position, cpu_limit))
+        if self.crashes(position):
+            self.restarts += 1
+            return Reply("crash", None, 0.0, None, "", "the worker process exited with status 1")
+        nodes = SOLVER.tree_size(position) if SOLVER.winner(position) is None else 1
+        seconds = self.ratio * CALIBRATION.seconds(position.dim, nodes) * (
+            1 + self.random.uniform(-self.noise, self.noise))
+        if self.sleeps is not None:
+            seconds = self.sleeps
+        if seconds > cpu_limit:
+            self.restarts += 1
+            return Reply("timeout", None, cpu_limit, None, "", "out of time",
+                         cpu_limit, self.waits)
+        if SOLVER.winner(position) is not None:
+            answer = (SOLVER.value(position), (-1, -1))
+        else:
+            answer = (SOLVER.value(position), min(SOLVER.best_moves(position)))
+        if function == MOVE_WRAPPER:
+            answer = answer[1]
+        return Reply("ok", answer, seconds, position.cells, "", "", seconds)
+
+
+def grade_with(sandbox: FakeSandbox, policy: TimePolicy = TimePolicy(),
+               positions=None) -> StudentClient:
+    client = StudentClient(sandbox, SOLVER, policy,
+                           planned=positions if positions is not None
+                           else hidden_positions().all())
+    client.run_plan()
+    return client
+
+
+def time_failures(client: StudentClient) -> list[tuple[str, Position, str]]:
+    return [(c.function, c.position, c.failure.category) for c in client.calls if c.failure]
+
+
+def test_a_correct_solution_as_slow_as_the_reference_passes_everything():
+    client = grade_with(FakeSandbox(ratio=1.0, noise=0.3))
+    assert time_failures(client) == [] and not client.pacing.too_slow
+    assert all(verdict.answered for verdict in client.verdicts.values())
+
+
+def test_a_far_slower_solution_gets_the_same_verdicts_whatever_the_noise():
+    # 20 times the reference, like copy.deepcopy: too slow wherever the ratio is judged
+    # (6 empty squares and more), fine on small positions. Noise of 30% on every
+    # measurement moves nothing.
+    runs = [grade_with(FakeSandbox(ratio=20, noise=0.3, seed=seed)) for seed in range(6)]
+    verdicts = {tuple(time_failures(client)) for client in runs}
+    assert len(verdicts) == 1
+    client = runs[0]
+    slow = {(tier.dim, tier.reverse, tier.empties) for tier in client.pacing.too_slow}
+    assert slow == {(3, False, 6), (3, True, 6), (4, False, 6), (4, True, 6)}
+    presumed = [c for c in client.calls if c.failure and c.failure.category == "too slow"]
+    assert presumed and all(c.position.cells.count(1) >= 6 for c in presumed)
+    # Each tier's verdict cost its hardest position twice, not every position once.
+    asked_nines = [p for _, p, _ in runs[0].sandbox.log if p == Position.empty(3)]
+    assert asked_nines == []
+
+
+def test_a_cpu_timeout_is_measured_again_and_a_sleep_is_not():
+    position = Position.empty(3)
+    computing = grade_with(FakeSandbox(ratio=50), positions=[position])
+    sleeping = grade_with(FakeSandbox(sleeps=3600), positions=[position])
+    assert len(computing.sandbox.log) == 2 and computing.stats.retries == 1
+    assert computing.sandbox.calibrations == 2   # the reference, timed again in between
+    assert len(sleeping.sandbox.log) == 1 and sleeping.stats.retries == 0
+    for client in (computing, sleeping):
+        assert client.stats.timeouts == 1
+        (call,) = client.calls
+        assert call.failure.category == "timeout" and call.failure.judged
+        verdict = client.verdicts[position]
+        assert not verdict.answered and not verdict.failures["score"].judged
+    assert "measured a second time" in computing.calls[0].failure.why
+    assert "measured a second time" not in sleeping.calls[0].failure.why
+
+
+def test_the_call_that_decides_a_tier_is_measured_again_when_it_used_half_its_limit():
+    positions = [p for p in hidden_positions().normal if p.cells.count(1) == 8]
+    near = grade_with(FakeSandbox(ratio=3.5), positions=positions)     # 70% of 5
+    far = grade_with(FakeSandbox(ratio=1.0), positions=positions)      # 20%
+    assert near.stats.retries == 1 and near.sandbox.calibrations == 2
+    assert len(near.sandbox.log) == len(positions) + 1   # only the decisive call, twice
+    assert far.stats.retries == 0 and len(far.sandbox.log) == len(positions)
+    assert time_failures(near) == time_failures(far) == []
+
+
+def test_a_sleeper_costs_a_few_limits_not_hundreds():
+    client = grade_with(FakeSandbox(sleeps=3600))
+    # One call per small tier (finished boards, one empty square) of each size and mode.
+    assert len(client.sandbox.log) < 20
+    assert client.pacing.spent == pytest.approx(0.2 * len(client.sandbox.log))
+    assert all(not verdict.answered for verdict in client.verdicts.values())
+
+
+def test_the_budget_stops_calls_and_says_so_without_judging_them():
+    policy = TimePolicy(factor=10, small=0.2, budget=3)
+    client = grade_with(FakeSandbox(ratio=9), policy)   # within every limit, but slow
+    assert client.stats.not_run > 0 and client.pacing.spent <= 3 + 1e-9
+    not_run = [c.failure for c in client.calls if c.failure and c.failure.category == "not run"]
+    assert len(not_run) == client.stats.not_run
+    assert all(not f.judged and "budget" in f.why for f in not_run)
+
+
+def test_an_interrupt_stops_calling_and_keeps_what_was_judged():
+    client = grade_with(FakeSandbox(ratio=1, interrupt_after=50))
+    assert client.interrupted and len(client.sandbox.log) == 50
+    answered = [v for v in client.verdicts.values() if v.answered]
+    assert len(answered) == 50
+    assert all("interrupted" in c.failure.why for c in client.calls if c.failure)
+
+
+def test_a_tier_whose_first_calls_all_crash_is_not_asked_further():
+    client = grade_with(FakeSandbox(crashes=lambda position: position.dim == 4))
+    fours = [call for call in client.calls if call.position.dim == 4]
+    made = [entry for entry in client.sandbox.log if entry[1].dim == 4]
+    per_tier = Counter(client.pacing.tier(MM_MOVE, call.position) for call in fours)
+    assert len(made) == sum(min(3, count) for count in per_tier.values()) < len(fours)
+    assert all(c.failure.category == "crash" and not c.failure.judged for c in fours)
+    assert all(v.answered for p, v in client.verdicts.items() if p.dim != 4)
