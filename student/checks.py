@@ -92,11 +92,14 @@ class Reply:
     """What came back from the child process for one call (decoded JSON, never pickles)."""
 
     kind: str
-    answer: str = ""            # repr of what mm_move returned
-    score: int | None = None    # set only if the answer has the shape (int, (int, int))
+    answer: str = ""            # what mm_move returned, as a student reads it
+    score: int | None = None    # set only if the answer reads as (score, (row, col))
     move: Move | None = None
     board_after: str = ""       # repr of the board after the call, if the call changed it
     message: str = ""           # the error: exception and traceback, or the end of stderr
+    problem: str = ""           # why the answer does not read as (score, (row, col))
+    notes: tuple[str, ...] = ()           # what was forgiven to read it (as the grader does)
+    import_calls: tuple[str, ...] = ()    # games the file started when imported (paused)
 
 
 @dataclass(frozen=True)
@@ -108,11 +111,12 @@ class Verdict:
     problem: str = ""    # one line, e.g. "expected score 0 but received (1, (2, 2))"
     received: str = ""   # what mm_move returned, as it printed
     details: str = ""    # a traceback, or the board as mm_move left it
+    notes: tuple[str, ...] = ()   # accepted, but not quite as asked (a list for a tuple)
 
 
 X, O, E = PLAYERX, PLAYERO, EMPTY
 
-# The expected scores and moves are verified by brute force in tests/student/test_student.py.
+# The project's own tests verify the expected scores and moves by brute force.
 # None of these is one of the course grader's example positions.
 CHECKS: tuple[Check, ...] = (
     Check("finished board: X has won",
@@ -188,10 +192,15 @@ def run_check(check: Check, path: Path, timeout: float) -> Reply:
     if kind == LOAD_ERROR:
         raise LoadError(str(data.get("message", "")))
     move = data.get("move")
+    score = data.get("score")
     return Reply(
-        kind=str(kind), answer=str(data.get("answer", "")), score=data.get("score"),
+        kind=str(kind), answer=str(data.get("answer", "")),
+        score=score if type(score) is int else None,
         move=tuple(move) if isinstance(move, list) else None,  # type: ignore[arg-type]
-        board_after=str(data.get("board_after", "")), message=str(data.get("message", "")))
+        board_after=str(data.get("board_after", "")), message=str(data.get("message", "")),
+        problem=str(data.get("problem", "")),
+        notes=tuple(str(note) for note in data.get("notes", ())),
+        import_calls=tuple(str(call) for call in data.get("import_calls", ())))
 
 
 def _decode(stdout: str) -> dict | None:
@@ -218,15 +227,15 @@ def judge(check: Check, reply: Reply) -> Verdict:
                        details="Does the search end? Each recursive call must try a move "
                                "on a clone, so the board fills up.")
     if reply.kind == ERROR:
-        lines = reply.message.strip().splitlines()
+        lines = [line for line in reply.message.strip().splitlines()
+                 if not line.startswith("This looks like Python 2:")]
         raised = lines[-1] if lines else "an exception"  # the traceback's last line names it
         return Verdict(check, False, f"raised {raised}", details=reply.message)
     if reply.kind != ANSWER:
         return Verdict(check, False, reply.message)
     if reply.score is None or reply.move is None:
-        return Verdict(check, False,
-                       f"returned {received}, which is not a tuple (score, (row, col)) "
-                       "of whole numbers", received)
+        why = reply.problem or "it is not a tuple (score, (row, col)) of whole numbers"
+        return Verdict(check, False, f"returned {received}: {why}", received)
     if reply.board_after:
         return Verdict(check, False,
                        "changed the board it was given: try moves on board.clone() instead",
@@ -245,4 +254,4 @@ def judge(check: Check, reply: Reply) -> Verdict:
             problem = (f"returned bad move {answer}: the score is right but {reply.move} "
                        "does not achieve it")
         return Verdict(check, False, problem, received)
-    return Verdict(check, True, received=received)
+    return Verdict(check, True, received=received, notes=reply.notes)

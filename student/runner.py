@@ -2,10 +2,12 @@
 
     python -m student.runner PATH < {"dim": 1, "reverse": false, "grid": [[1]], "player": 2}
 
-imports PATH, calls its ``mm_move`` on that board, and writes one JSON line to
+imports PATH (the course's modules resolved as ``provided.course`` says, any game it plays
+at import paused), calls its ``mm_move`` on that board, and writes one JSON line to
 stdout: ``{"kind": "answer", "answer": "(1, (0, 0))", "score": 1, "move": [0, 0]}``
-(see ``student.checks`` for the kinds). Anything the student's code prints goes
-to stderr, so it cannot garble the answer.
+(see ``student.checks`` for the kinds). The answer is read by ``provided.answers``, as the
+grader reads it. Anything the student's code prints goes to stderr, so it cannot garble
+the answer.
 """
 
 from __future__ import annotations
@@ -18,15 +20,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from provided import course
+from provided.answers import BadAnswer, plain, read_answer, show
 from provided.board import TTTBoard
-
-# Modules of the course's old online environment, with what to do instead.
-_COURSE_MODULES = {
-    "poc_ttt_gui": "delete the line `import poc_ttt_gui` (and any poc_ttt_gui.run_gui(...) call)",
-    "poc_ttt_provided": "write `import provided` instead of `import poc_ttt_provided as provided`",
-    "codeskulptor": "delete the lines `import codeskulptor` and `codeskulptor.set_timeout(...)`",
-    "simplegui": "delete the line `import simplegui`",
-}
+from provided.python2 import import_hint, innermost_line, python2_fix, python2_hint, python2_message
 
 
 def main() -> None:
@@ -43,8 +40,9 @@ def call_mm_move(path: Path, position: dict[str, Any]) -> dict[str, Any]:
 
     Returns a JSON-ready dict; every failure of the student's code is reported, not raised.
     """
+    calls: list[str] = []
     try:
-        mm_move = _load(path)
+        mm_move = _load(path, calls)
     except _LoadFailure as exc:
         return {"kind": "load_error", "message": str(exc)}
     board = TTTBoard(position["dim"], position["reverse"], position["grid"])
@@ -56,12 +54,16 @@ def call_mm_move(path: Path, position: dict[str, Any]) -> dict[str, Any]:
     except (Exception, SystemExit) as exc:
         return {"kind": "error", "message": _own_frames(exc, path)}
     after = _safe_repr(board)
-    result: dict[str, Any] = {"kind": "answer", "answer": _safe_repr(answer)}
+    seen = plain(answer)
+    result: dict[str, Any] = {"kind": "answer", "answer": show(seen), "import_calls": calls}
     if after != before:
         result["board_after"] = after
-    if _well_shaped(answer):
-        result["score"] = answer[0]
-        result["move"] = list(answer[1])
+    try:
+        read = read_answer(seen)
+    except BadAnswer as problem:
+        result["problem"] = str(problem)
+    else:
+        result.update(score=read.score, move=list(read.move), notes=list(read.notes))
     return result
 
 
@@ -69,23 +71,25 @@ class _LoadFailure(Exception):
     pass
 
 
-def _load(path: Path) -> Any:
+def _load(path: Path, calls: list[str]) -> Any:
     """Import the student's file under a name of its own; return its mm_move."""
     if not path.is_file():
         raise _LoadFailure(f"there is no file {path}")
+    source = path.read_text(encoding="utf-8", errors="replace")
+    course.install(source)  # poc_ttt_gui, codeskulptor, ... under any path it uses
     sys.path.insert(0, str(path.parent))  # so the file can import its neighbours
     spec = importlib.util.spec_from_file_location("mm_player_under_check", path)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
     sys.modules[spec.name] = module  # type: ignore[union-attr]
     try:
-        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        with course.paused_games(calls):  # a game at the top level would run every time
+            spec.loader.exec_module(module)  # type: ignore[union-attr]
     except SyntaxError as exc:
-        text = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
-        raise _LoadFailure(f"{path} does not compile:\n{text}") from None
+        raise _LoadFailure(_syntax_message(path, exc, source)) from None
     except ModuleNotFoundError as exc:
-        hint = _COURSE_MODULES.get(exc.name or "")
+        hint = import_hint(f"ModuleNotFoundError: {exc}")
         raise _LoadFailure(f"{path} could not be imported: {exc}"
-                           + (f": {hint}" if hint else "")) from None
+                           + (f"\n-> {hint}" if hint else "")) from None
     except (Exception, SystemExit) as exc:
         raise _LoadFailure(f"{path} failed while being imported:\n"
                            + _own_frames(exc, path)) from None
@@ -95,8 +99,21 @@ def _load(path: Path) -> Any:
     return mm_move
 
 
+def _syntax_message(path: Path, exc: SyntaxError, source: str) -> str:
+    """The grader's words for a file that does not compile: Python 2, with the fix."""
+    lines = source.splitlines()
+    line = exc.lineno
+    text = lines[line - 1] if line and 0 < line <= len(lines) else (exc.text or "")
+    fix = python2_fix(text) if line else None
+    if fix is not None:
+        return f"{path} does not compile: {python2_message(line, text, fix, lines)}"
+    detail = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+    return f"{path} does not compile:\n{detail}"
+
+
 def _own_frames(exc: BaseException, path: Path) -> str:
-    """The traceback, keeping only the frames of the student's file (and what it called)."""
+    """The traceback, keeping only the frames of the student's file (and what it called),
+    with the grader's hint when the error is one that Python 2 habits cause."""
     tb = exc.__traceback__
     # Skip this module's and importlib's frames until the student's own code starts.
     while tb is not None and Path(tb.tb_frame.f_code.co_filename) != path:
@@ -105,6 +122,10 @@ def _own_frames(exc: BaseException, path: Path) -> str:
     text = "".join(lines).rstrip()
     if len(text) > 3000:  # a RecursionError's traceback runs to thousands of lines
         text = "...\n" + text[-3000:]
+    first = f"{type(exc).__name__}: {exc}"
+    hint = python2_hint(first, innermost_line(text))
+    if hint:
+        text += f"\nThis looks like Python 2: {hint}"
     return text
 
 
@@ -114,13 +135,6 @@ def _safe_repr(value: Any) -> str:
     except Exception as exc:  # a broken __repr__ in the student's objects
         text = f"<unprintable {type(value).__name__}: {exc}>"
     return text if len(text) <= 300 else text[:300] + "..."
-
-
-def _well_shaped(answer: Any) -> bool:
-    """True for (int, (int, int)): tuples and plain ints, as the course's grader compared."""
-    return (type(answer) is tuple and len(answer) == 2 and type(answer[0]) is int
-            and type(answer[1]) is tuple and len(answer[1]) == 2
-            and all(type(v) is int for v in answer[1]))
 
 
 if __name__ == "__main__":

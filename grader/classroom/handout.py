@@ -5,11 +5,14 @@
 The zip holds one folder, ``ttt-minimax/``, with the course's board module
 (``provided/``), the student package (``student/``: the template
 ``mm_player.py`` whose ``mm_move`` raises NotImplementedError, ``python -m
-student`` and its public checks), a README for students (from
-``grader/templates/handout_README.md``) and a ``setup.cfg`` / ``pyproject.toml``
-that install those two packages only, with no dependency. No hidden positions,
-no solver, no secret, no tests: building fails with :class:`HandoutError` if a
-handout module imports ``grader``.
+student`` and its public checks), the course's own modules under their old
+names (``poc_ttt_provided.py``, ``poc_ttt_gui.py``, ``codeskulptor.py``,
+``simplegui.py``, ``SimpleGUICS2Pygame/``: each stands for the one
+``provided.course`` describes, so files written for the course run as they
+are), a README for students (from ``templates/handout_README.md``) and a
+``setup.cfg`` / ``pyproject.toml`` that install all that, with no dependency.
+No hidden positions, no solver, no tests: building fails with
+:class:`HandoutError` if a handout module imports ``grader``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from grader.classroom.run import GRADER_HOME
+from provided.course import COURSE_NAMES, PORT_PACKAGE
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FOLDER = "ttt-minimax"
@@ -52,7 +56,10 @@ def handout_files(home: Path = GRADER_HOME) -> Iterator[tuple[str, bytes]]:
     yield f"{FOLDER}/README.md", (TEMPLATES / "handout_README.md").read_bytes()
     setup = (TEMPLATES / "handout_setup.cfg").read_text(encoding="utf-8")
     yield f"{FOLDER}/setup.cfg", setup.replace("{version}", project_version(home)).encode()
-    yield f"{FOLDER}/pyproject.toml", (TEMPLATES / "handout_pyproject.toml").read_bytes()
+    yield f"{FOLDER}/pyproject.toml", (TEMPLATES / "pyproject.toml").read_bytes()
+    for name in COURSE_NAMES:
+        yield f"{FOLDER}/{name}.py", _COURSE_ALIAS.format(name=name).encode()
+    yield f"{FOLDER}/{PORT_PACKAGE}/__init__.py", _PORT_PACKAGE.encode()
     for package in PACKAGES:
         folder = home / package
         if not (folder / "__init__.py").is_file():
@@ -65,6 +72,23 @@ def handout_files(home: Path = GRADER_HOME) -> Iterator[tuple[str, bytes]]:
             if path.suffix == ".py":
                 _check_imports(relative.as_posix(), data)
             yield f"{FOLDER}/{relative.as_posix()}", data
+
+
+# A course module's old name, standing for the one provided.course describes.
+_COURSE_ALIAS = '''"""The course's module {name}, for files written for the course: see provided/course.py."""
+import sys
+
+from provided import course
+
+course.install()
+sys.modules[__name__] = course.course_module(__name__)
+'''
+_PORT_PACKAGE = '''"""The desktop port of CodeSkulptor, as far as files written for the course use it:
+its codeskulptor and simpleguics2pygame modules (see provided/course.py)."""
+from provided import course
+
+course.install()
+'''
 
 
 def _skipped(relative: Path) -> bool:
@@ -135,8 +159,10 @@ def build_handout(out: Path, home: Path = GRADER_HOME) -> list[str]:
 
 EPILOG = f"""\
 The zip holds one folder, {FOLDER}/: provided/ (the board), student/ (the template
-mm_player.py, python -m student and its public checks), README.md (for students),
-setup.cfg and pyproject.toml (installing those two packages, no dependency).
+mm_player.py, python -m student and its public checks), the course's modules under
+their old names (poc_ttt_provided.py, poc_ttt_gui.py, codeskulptor.py, simplegui.py,
+SimpleGUICS2Pygame/), README.md (for students), setup.cfg and pyproject.toml
+(installing all that, no dependency).
 Nothing of the grader. Students start with:
   python3 -m pip install -e . && python3 -m student check
 

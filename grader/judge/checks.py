@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from grader.judge.answers import BadAnswer, read_answer, show  # noqa: F401 (the API)
+from provided.answers import BadAnswer, read_answer, show  # noqa: F401 (the API)
 from grader.judge.position import NO_MOVE, Move, Position
 from grader.judge.results import Failure
 from grader.judge.solver import Solver
@@ -69,7 +69,7 @@ def judge_answer(solver: Solver, position: Position, answer: Any,
     if problem is not None:
         category, why = problem
         failures["move"] = failed_call(position, function, category,
-                                    _expected_move(solver, position), received, why)
+                                    expected_move(solver, position), received, why)
     return Verdict(position, failures, parsed.notes)
 
 
@@ -104,10 +104,10 @@ def failed_call(position: Position, function: str, category: str, expected: str,
 
 
 def _expected(solver: Solver, position: Position) -> str:
-    return f"score {solver.value(position)} and {_expected_move(solver, position)}"
+    return f"score {solver.value(position)} and {expected_move(solver, position)}"
 
 
-def _expected_move(solver: Solver, position: Position) -> str:
+def expected_move(solver: Solver, position: Position) -> str:
     if solver.winner(position) is not None:
         return f"the move {NO_MOVE} (the game is over)"
     best = sorted(solver.best_moves(position))
@@ -137,7 +137,7 @@ def _move_problem(solver: Solver, position: Position, move: Move,
     after = position.play(move)
     got = solver.value(after)
     return ("losing move" if got != 0 else "drawing move",
-            f"{_line(solver, position, move)}: {OUTCOME[got]}, but best play gives {OUTCOME[value]}")
+            f"{line_of_play(solver, position, move)}: {OUTCOME[got]}, but best play gives {OUTCOME[value]}")
 
 
 def _why_value(solver: Solver, position: Position, value: int) -> str:
@@ -147,10 +147,10 @@ def _why_value(solver: Solver, position: Position, value: int) -> str:
         reverse = " (reverse game: completing a line loses)" if position.reverse and winner != DRAW else ""
         return f"the game is over: {name[winner]}{reverse}, so the score is SCORES[...] = {SCORES[winner]}"
     move = min(solver.best_moves(position))
-    return f"with best play, {_line(solver, position, move)}: {OUTCOME[value]}"
+    return f"with best play, {line_of_play(solver, position, move)}: {OUTCOME[value]}"
 
 
-def _line(solver: Solver, position: Position, move: Move) -> str:
+def line_of_play(solver: Solver, position: Position, move: Move) -> str:
     """'after X (1, 1), O (0, 2), X (2, 0), ...': the move, then the best replies."""
     moves = [move] + solver.line_of_play(position, move)
     player, steps = position.player, []

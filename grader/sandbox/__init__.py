@@ -19,7 +19,7 @@ from grader.sandbox.errors import SandboxError
 from grader.sandbox.layers import bwrap_available
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import Opaque, Reply
-from grader.sandbox.python2 import python2_fix
+from provided.python2 import python2_fix
 from grader.sandbox.submission import LoadError, read_submission
 from grader.sandbox.uids import SANDBOX_UIDS
 

@@ -22,11 +22,11 @@ Layers, each one on whenever this machine allows it (``Sandbox.isolation`` says 
   uid; where that uid could not read the Python installation (under /root, say), the worker
   keeps one capability, CAP_DAC_READ_SEARCH, and Landlock confines what it reads;
 - Landlock when the kernel has it: reads only beneath the system, the Python installation,
-  ``provided``, the worker, the shims and the box; writes only to its scratch directory;
+  ``provided``, the worker and the box; writes only to its scratch directory;
   no TCP (ABI 4+); no signal to any process outside the sandbox (ABI 6+);
 - bubblewrap when it is installed and works (``TTT_GRADER_NO_BWRAP=1`` or ``use_bwrap=False``
-  turns it off): only the system, the Python installation, ``provided``, the worker and the
-  shims are visible, read-only; a private /tmp; no network; a pid namespace, so killing its
+  turns it off): only the system, the Python installation, ``provided`` (with the course's
+  modules) and the worker are visible, read-only; a private /tmp; no network; a pid namespace, so killing its
   init kills everything the student started, double-forked daemons included.
 
 What stays weaker (tests/sandbox/test_hostile.py checks the rest, on both paths):

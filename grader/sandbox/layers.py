@@ -2,7 +2,7 @@
 that say which layers were in force (``Sandbox.isolation``).
 
 The files the worker needs (the Python installation, ``provided``, the code that runs
-inside, the course's modules) are found once per process (:func:`layout`); bubblewrap is
+inside) are found once per process (:func:`layout`); bubblewrap is
 probed once per process (:func:`bwrap_available`).
 """
 
@@ -27,7 +27,6 @@ from grader.sandbox.protocol import text_of
 from grader.sandbox.uids import SANDBOX_UIDS
 
 INSIDE = Path(__file__).resolve().parent / "inside"    # the code that runs in the sandbox
-COURSE = Path(__file__).resolve().parent.parent / "course"   # the course's modules, as shims
 BOX = "/box"                    # the private directory, as seen inside bubblewrap
 
 
@@ -35,7 +34,7 @@ BOX = "/box"                    # the private directory, as seen inside bubblewr
 class Layout:
     python: str                    # the real interpreter, not a venv or pyenv shim
     prefixes: tuple[str, ...]      # the Python installation, bound read-only
-    sys_path: tuple[str, ...]      # what the worker puts on sys.path: shims, provided's parent
+    sys_path: tuple[str, ...]      # what the worker puts on sys.path: provided's parent
     binds: tuple[str, ...]         # files and folders of the project the worker needs
 
 
@@ -46,16 +45,16 @@ def layout() -> Layout:
     if not any(python.startswith(p + os.sep) for p in prefixes):
         prefixes.add(os.path.dirname(python))
     package = Path(provided.__file__).resolve().parent
-    for source in [*INSIDE.glob("*.py"), *COURSE.glob("*.py")]:
-        # The worker and the shims are imported at every start: keep them compiled.
+    for source in [*INSIDE.glob("*.py"), *package.glob("*.py")]:
+        # The worker and provided are imported at every start: keep them compiled.
         compiled = cache_from_source(str(source))
         if not _fresh(source, compiled):
             try:
                 py_compile.compile(str(source), compiled, doraise=True)
             except (OSError, py_compile.PyCompileError):
                 continue
-    return Layout(python, tuple(sorted(prefixes)), (str(COURSE), str(package.parent)),
-                  (str(package), str(INSIDE), str(COURSE)))
+    return Layout(python, tuple(sorted(prefixes)), (str(package.parent),),
+                  (str(package), str(INSIDE)))
 
 
 def _fresh(source: Path, compiled: str) -> bool:
@@ -163,7 +162,7 @@ def want_bwrap(use_bwrap: bool | None) -> bool:
 
 
 def others_can_read(box: Path) -> bool:
-    """Whether any uid can reach the interpreter, the stdlib, provided, the shims and the
+    """Whether any uid can reach the interpreter, the stdlib, provided, the worker and the
     box, so the fallback (no bubblewrap) can drop to the sandbox's uid and no more."""
     paths = layout()
     return _open_to_others.__wrapped__(box) and all(

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from grader.judge.answers import CUT, Opaque
+from provided.answers import CUT, Opaque
 from grader.judge.position import Position
-from grader.sandbox.python2 import python2_hint
+from provided.python2 import innermost_line, python2_hint
 
 FUNCTIONS = ("mm_move", "move_wrapper")
 ANSWER_FIELDS = {"tok", "status", "answer", "board", "error"}
@@ -57,7 +57,7 @@ def reply_from(message: dict, position: Position, output: str, cpu: float,
     if status == "ok":
         return Reply("ok", decode(message.get("answer")), cpu, board_after, output, "", active)
     error = text_of(message.get("error"))[:MAX_ERROR]
-    hint = python2_hint(error.partition("\n")[0], "")
+    hint = python2_hint(error.partition("\n")[0], innermost_line(error))
     if hint:
         error += f"\nThis looks like Python 2: {hint}"
     return Reply("error", None, cpu, board_after, output, error, active)

@@ -18,7 +18,7 @@ import tokenize
 from pathlib import Path
 
 from grader.sandbox.protocol import text_of
-from grader.sandbox.python2 import import_hint, python2_fix, python2_hint, python2_message
+from provided.python2 import import_hint, python2_fix, python2_hint, python2_message
 
 LOAD_ERROR_KINDS = ("missing", "not_a_file", "too_large", "empty", "binary", "encoding",
                     "syntax", "python2", "import_error", "exit", "timeout", "no_function")
@@ -47,7 +47,7 @@ def load_error(message: dict, lines: list[str]) -> "LoadError":
         hint = python2_hint(detail, text)
         if hint and detail.startswith("NameError"):
             return LoadError("python2", f"line {line}: {text}  -> {hint}\nThis file is "
-                             "Python 2; the grader runs Python 3.", line, text)
+                             "Python 2; the course runs Python 3.", line, text)
         hint = hint or import_hint(detail)
         where = f"line {line}: {text}\n" if line is not None else ""
         return LoadError("import_error", f"{where}importing the submission raised "

@@ -35,7 +35,9 @@ def test_the_handout_has_nothing_of_the_grader(handout_zip: Path) -> None:
         sources = {name: bundle.read(name) for name in names if name.endswith(".py")}
 
     top = {name.split("/")[1] for name in names}
-    assert top == {"README.md", "setup.cfg", "pyproject.toml", "provided", "student"}
+    course = {"poc_ttt_provided.py", "poc_ttt_gui.py", "codeskulptor.py", "simplegui.py",
+              "SimpleGUICS2Pygame"}   # the course's modules under their old names
+    assert top == {"README.md", "setup.cfg", "pyproject.toml", "provided", "student"} | course
     assert all(name.startswith(f"{FOLDER}/") for name in names)
     for name in names:
         lowered = name.lower()
@@ -47,8 +49,8 @@ def test_the_handout_has_nothing_of_the_grader(handout_zip: Path) -> None:
     assert "raise NotImplementedError" in template
     parser = configparser.ConfigParser()
     parser.read_string(setup)
-    assert [p.strip() for p in parser["options"]["packages"].split(",")] == ["provided",
-                                                                            "student"]
+    assert [p.strip() for p in parser["options"]["packages"].split(",")] == [
+        "provided", "student", "SimpleGUICS2Pygame"]
     assert "install_requires" not in parser["options"]
     assert parser["metadata"]["version"] == handout.project_version()
 

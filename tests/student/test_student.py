@@ -148,7 +148,7 @@ def test_any_optimal_move_passes(move: tuple[int, int]) -> None:
     (FORK, Reply(ANSWER, "(0, (0, 0))", 0, (0, 0)), "(0, 0) is not an empty square"),
     (FORK, Reply(ANSWER, "(0, (-1, -1))", 0, (-1, -1)), "returned invalid move (0, (-1, -1))"),
     (OVER, Reply(ANSWER, "(1, (0, 0))", 1, (0, 0)), "the game is over, the move must be (-1, -1)"),
-    (FORK, Reply(ANSWER, "[0, [0, 1]]"), "returned [0, [0, 1]], which is not a tuple (score, (row, col))"),
+    (FORK, Reply(ANSWER, "[0, [0, 1]]"), "returned [0, [0, 1]]: it is not a tuple (score, (row, col))"),
     (FORK, Reply(ANSWER, "(0, (0, 1))", 0, (0, 1), board_after="TTTBoard(3, ...)"),
      "changed the board it was given"),
     (FORK, Reply(TIMEOUT, message="took longer than 2 s"), "took longer than 2 s"),
@@ -222,8 +222,7 @@ def test_check_reports_a_board_changed(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("source, message", [
     ('print "hello"\n', "does not compile"),
-    ("import poc_ttt_gui\n", "delete the line `import poc_ttt_gui`"),
-    ("import poc_ttt_provided as provided\n", "write `import provided` instead"),
+    ("import poc_simpleplot_missing\n", "remove that import"),
     ("raise RuntimeError('at import')\n", "failed while being imported"),
     ("def mm_moves(board, player):\n    return 0, (-1, -1)\n", "defines no function mm_move"),
 ])
@@ -278,10 +277,62 @@ def test_play_against_your_own_player(monkeypatch: pytest.MonkeyPatch,
 
 
 def test_play_help_has_the_console_options_and_check(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as info:
-        main(["--help"])
-    assert info.value.code == 0
+    assert main(["--help"]) == 0
     out = capsys.readouterr().out
     for word in ("--size", "--reverse", "--playerx", "--playero", "--seed", "--trials",
-                 f"default: {STUDENT_PLAYER}", "python -m student check"):
+                 f"default: {STUDENT_PLAYER}", "python -m student check",
+                 "python -m student gui"):
         assert word in out, word
+
+
+def test_gui_help_is_the_windows(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gui", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m student gui")
+    assert "you click the squares" in out
+    assert f"default: {STUDENT_PLAYER}" in out
+
+
+def test_gui_without_a_display_says_what_to_do(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(mm_player, "mm_move", load(CORRECT).mm_move)
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["gui"]) == 1
+    err = capsys.readouterr().err
+    assert "Cannot open a window" in err
+    assert "python -m student" in err  # the terminal game still works
+
+
+def test_gui_on_the_template_says_what_to_do(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gui"]) == 1
+    assert "Your player is not ready" in capsys.readouterr().err
+
+
+def test_gui_refuses_two_humans(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["gui", "-x", "human", "-o", "human"]) == 2
+    assert "one human player" in capsys.readouterr().err
+
+
+# ---- files written for the course (CodeSkulptor imports, Python 2 habits) --------------
+
+COURSE = ROOT / "tests" / "submissions" / "course"
+
+
+@pytest.mark.parametrize("name", ["course_template_filled.py", "port_imports.py"])
+def test_check_runs_a_course_file_as_it_is(name: str) -> None:
+    done = student_check("--file", str(COURSE / name))
+    assert done.returncode == 0, done.stdout
+    assert "note: your file calls run_gui(...) when it is imported" in done.stdout
+    assert done.stdout.rstrip().endswith(f"{len(CHECKS)} passed, 0 failed")
+
+
+@pytest.mark.parametrize("name, hint", [
+    ("python2_none.py", "Python 3 refuses to compare None"),
+    ("python2_map.py", "write list(map(...))"),
+])
+def test_check_explains_python2_habits(name: str, hint: str) -> None:
+    done = student_check("--file", str(COURSE / name))
+    assert done.returncode == 1
+    assert "This looks like Python 2" in done.stdout
+    assert hint in done.stdout

@@ -66,7 +66,12 @@ def main(config_text):
     here = os.path.dirname(os.path.abspath(__file__))  # this folder: not for students
     sys.path[:] = [p for p in sys.path if p and p != here] + config["path"] + [config["box"]]
     # Now, before Landlock hides the folder that holds provided (the grader's folder too).
+    import encode
+    import provided.answers
+    import provided.course
     import provided.game  # noqa: F401
+    provided.course.gui_off()  # no window in here: run_gui does nothing
+    encode.BUILTIN_BASES = provided.answers.BUILTIN_BASES
     hello = {"status": "ready", "nnp": confine.no_new_privileges()}
     if config.get("uid") is not None:
         # Root (inside bubblewrap, or the fallback run as root): become the sandbox's own
@@ -165,6 +170,9 @@ class _Server:
         except (ValueError, MemoryError, RecursionError) as exc:
             return {"status": "load_error", "kind": "syntax", "line": None, "text": "",
                     "message": "%s: %s" % (_type_name(type(exc)), exc)}
+        # The course's modules, under whatever path the file imports them.
+        import provided.course
+        provided.course.install(source.decode("utf-8", "replace"))
         name = _module_name(os.path.basename(self.path))
         module = type(sys)(name)
         module.__file__ = self.path
@@ -172,17 +180,16 @@ class _Server:
         sys.modules[name] = module
         self.namespace = module.__dict__
         calls = []
-        restore = _pause_games(calls)
-        try:
-            exec(code, self.namespace)
-        except SystemExit as exc:
-            return dict(self._where(exc), status="load_error", kind="exit",
-                        message="SystemExit: %s" % _text(exc))
-        except BaseException as exc:
-            return dict(self._where(exc), status="load_error", kind="import_error",
-                        message=self.describe(exc))
-        finally:
-            restore()
+        # Old files play a game at their top level: not here (the calls are reported).
+        with provided.course.paused_games(calls):
+            try:
+                exec(code, self.namespace)
+            except SystemExit as exc:
+                return dict(self._where(exc), status="load_error", kind="exit",
+                            message="SystemExit: %s" % _text(exc))
+            except BaseException as exc:
+                return dict(self._where(exc), status="load_error", kind="import_error",
+                            message=self.describe(exc))
         if not callable(self.namespace.get("mm_move")):
             found = self.namespace.get("mm_move", None)
             return {"status": "load_error", "kind": "no_function", "line": None, "text": "",
@@ -305,28 +312,3 @@ def _module_name(filename):
     return "submission"
 
 
-def _pause_games(calls):
-    """Make play_game and run_gui record-only while the submission is imported.
-
-    Old course files call them at the top level; a game there would run at import.
-    Returns the function that puts the real ones back.
-    """
-    import provided
-    import provided.game
-    import poc_ttt_gui
-
-    def recorder(name):
-        def pause(*args, **kwargs):
-            calls.append(name)
-        return pause
-
-    saved = [(module, attr, getattr(module, attr))
-             for module, attr in ((provided, "play_game"), (provided.game, "play_game"),
-                                  (poc_ttt_gui, "run_gui"))]
-    for module, attr, _ in saved:
-        setattr(module, attr, recorder(attr))
-
-    def restore():
-        for module, attr, value in saved:
-            setattr(module, attr, value)
-    return restore

@@ -2,7 +2,10 @@
 
 Old submissions of the course are Python 2 (``print x``, ``xrange``, ``d.has_key(k)``). A
 file that does not compile gets the Python 3 spelling of its first Python 2 line; an error
-raised at run time that Python 2 habits cause gets a hint that says what to write instead.
+raised at run time that Python 2 habits cause (None compared with a number, ``map(...)[0]``,
+``d.keys()[0]``, a float from ``/`` used as an index, ...) gets a hint that says what
+changed in Python 3 and what to write instead. The grader and ``python -m student check``
+both say these, in the same words.
 
 >>> python2_fix('print "hi"')
 'print("hi")'
@@ -103,20 +106,62 @@ def python2_message(line: int, text: str, fix: str, lines: list[str]) -> str:
     others = [n for n, other in enumerate(lines, 1)
               if n != line and not other.lstrip().startswith("#") and python2_fix(other)]
     message = (f"line {line}: {text.strip()}  -> write {fix.strip()}\n"
-               "This file is Python 2; the grader runs Python 3.")
+               "This file is Python 2; the course runs Python 3.")
     if others:
         shown = ", ".join(map(str, others[:10])) + (", ..." if len(others) > 10 else "")
         message += f" Lines that look like Python 2 too: {shown}."
     return message
 
 
+# Errors that Python 2 habits cause in Python 3, and what changed: (first line of the
+# error, what changed, what to write). The first that matches is the one said.
+_RUNTIME = [
+    (r"TypeError: '[<>]=?' not supported between instances of '(\w+)' and '(\w+)'",
+     "Python 2 ordered None below every number; Python 3 refuses to compare None",
+     "start from a real score (for example best = -2 for X, 2 for O) or test "
+     "`best is None or score > best`", "NoneType"),
+    (r"TypeError: '(map|filter|zip)' object is not subscriptable",
+     "in Python 3 {0}() returns an iterator, not a list", "write list({0}(...))", None),
+    (r"TypeError: '(map|filter|zip)' object has no attribute '\w+'",
+     "in Python 3 {0}() returns an iterator, not a list", "write list({0}(...))", None),
+    (r"TypeError: 'dict_(keys|values|items)' object is not subscriptable",
+     "in Python 3 .{0}() returns a view, not a list", "write list(d.{0}())[i]", None),
+    (r"AttributeError: 'dict_(keys|values|items)' object has no attribute 'sort'",
+     "in Python 3 .{0}() returns a view, not a list", "write sorted(d.{0}())", None),
+    (r"TypeError: 'range' object does not support item assignment",
+     "in Python 3 range() returns a range, not a list", "write list(range(...))", None),
+    (r"AttributeError: 'range' object has no attribute '\w+'",
+     "in Python 3 range() returns a range, not a list", "write list(range(...))", None),
+    (r"TypeError: (list|tuple) indices must be integers or slices, not float",
+     "in Python 3 / always gives a float (7 / 2 == 3.5)",
+     "write // for a whole-number division (7 // 2 == 3)", None),
+    (r"TypeError: 'float' object cannot be interpreted as an integer",
+     "in Python 3 / always gives a float (7 / 2 == 3.5)",
+     "write // for a whole-number division (7 // 2 == 3)", None),
+    (r"TypeError: '?cmp'? is an invalid keyword argument",
+     "Python 3's sort and sorted take no cmp argument",
+     "write key=... (or key=functools.cmp_to_key(your_cmp))", None),
+    (r"AttributeError: '\w+' object has no attribute 'next'",
+     "Python 3 iterators have no .next() method", "write next(iterator)", None),
+    (r"NameError: name 'cmp' is not defined",
+     "Python 3 has no cmp()", "write (a > b) - (a < b)", None),
+]
+
+
 def python2_hint(error: str, text: str) -> str | None:
-    """Advice for an error that Python 2 habits cause, from its first line.
+    """What changed in Python 3, and what to write, for an error Python 2 habits cause.
+
+    ``error`` is the error's first line; ``text`` the line of code it came from (or "").
 
     >>> python2_hint("NameError: name 'xrange' is not defined", "for i in xrange(3):")
     'write for i in range(3):'
     >>> python2_hint("AttributeError: 'dict' object has no attribute 'has_key'", "")
     'write key in d instead of d.has_key(key)'
+    >>> print(python2_hint("TypeError: '>' not supported between instances of 'int' and "
+    ...                    "'NoneType'", "if score > best:"))
+    Python 2 ordered None below every number; Python 3 refuses to compare None: in `if score > best:`, start from a real score (for example best = -2 for X, 2 for O) or test `best is None or score > best`
+    >>> python2_hint("TypeError: 'map' object is not subscriptable", "")
+    'in Python 3 map() returns an iterator, not a list: write list(map(...))'
     """
     match = re.match(r"NameError: name '(\w+)' is not defined", error)
     if match and match[1] in _RENAMED:
@@ -131,7 +176,29 @@ def python2_hint(error: str, text: str) -> str | None:
         return "write key in d instead of d.has_key(key)"
     if match and match[1] in _METHODS:
         return f"write .{_METHODS[match[1]]} instead of .{match[1]}"
+    for pattern, changed, write, needs in _RUNTIME:
+        match = re.match(pattern, error)
+        if match is None or (needs is not None and needs not in match.groups()):
+            continue
+        words = match.groups()[:1]
+        where = f"in `{text.strip()}`, " if text.strip() else ""
+        return f"{changed.format(*words)}: {where}{write.format(*words)}"
     return None
+
+
+def innermost_line(traceback_text: str) -> str:
+    """The last line of code shown in a traceback (the line that raised), or "".
+
+    >>> innermost_line('Traceback (last lines in s.py):\\n  File "s.py", line 3, in f\\n'
+    ...                '    return x[0]')
+    'return x[0]'
+    """
+    code = ""
+    lines = traceback_text.splitlines()
+    for before, line in zip(lines, lines[1:]):
+        if before.lstrip().startswith("File ") and line.startswith("    "):
+            code = line.strip()
+    return code
 
 
 def import_hint(detail: str) -> str | None:

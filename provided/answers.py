@@ -1,12 +1,17 @@
-"""Reading what a student's function returned, before judging it.
+"""What an answer of ``mm_move`` may look like: one reading for the grader and ``check``.
 
-The sandbox decodes every answer into plain values: exact built-in types stay themselves,
-anything else (a subclass, an object whose ``__eq__`` claims anything) is an :class:`Opaque`
-that shows itself as the student would read it. :func:`read_answer` then reads
-``(score, (row, col))``, forgiving a list for a tuple and ``1.0`` for ``1`` (with a note).
+An answer is first seen as *plain values*: exact built-in types stay themselves, anything
+else (a subclass, an object whose ``__eq__`` claims anything) is an :class:`Opaque` that
+shows itself as the student would read it (the grader's sandbox sends answers that way;
+:func:`plain` does the same to a live object). :func:`read_answer` then reads
+``(score, (row, col))``, forgiving a list for a tuple and ``1.0`` for ``1`` with a note, and
+refusing a bool for a number. ``python -m student check`` and the grader accept exactly the
+same answers, because both read them here.
 
 >>> read_answer([0, [1, 2]]).notes
 ('a list was accepted where a tuple was expected',)
+>>> read_answer(plain((1, (2, 2)))).move
+(2, 2)
 """
 
 from __future__ import annotations
@@ -14,9 +19,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from grader.judge.position import Move
-
+Move = tuple[int, int]
 CUT = "..."                     # Opaque.type_name of the part of an answer left out
+MAX_ITEMS = 64                  # items of one tuple or list looked at
+MAX_DEPTH = 8                   # nesting looked at
+MAX_TEXT = 300                  # characters of a repr kept
+
+# A subclass of a built-in is also read as its built-in value, by the built-in's own methods
+# (a subclass may override its own): the grader's worker uses the same table.
+BUILTIN_BASES = ((int, int.__int__), (float, float.__float__), (str, str.__str__),
+                 (tuple, lambda value: tuple(tuple.__iter__(value))),
+                 (list, lambda value: list(list.__iter__(value))))
 
 
 @dataclass(frozen=True)
@@ -73,7 +86,7 @@ def read_answer(answer: Any) -> Answer:
     >>> read_answer((True, (1, 2)))
     Traceback (most recent call last):
     ...
-    grader.judge.answers.BadAnswer: the score True is a bool; expected an int: 1, 0 or -1
+    provided.answers.BadAnswer: the score True is a bool; expected an int: 1, 0 or -1
     """
     notes: list[str] = []
 
@@ -111,3 +124,32 @@ _PAIR_SHAPES = {"the answer": "(score, (row, col))", "the move": "(row, col)"}
 
 
 _WHOLE_HINTS = {"the score": ": 1, 0 or -1", "the row": "", "the column": ""}
+
+
+def plain(value: Any, depth: int = 0) -> Any:
+    """``value`` as plain values: what the grader's sandbox would send back for it.
+
+    >>> from collections import namedtuple
+    >>> plain((1, namedtuple("Move", "row col")(0, 2)))
+    (1, Move(row=0, col=2) (a Move))
+    """
+    kind = type(value)
+    if value is None or kind in (bool, int, float, str):
+        return value
+    if kind in (tuple, list) and depth < MAX_DEPTH:
+        items = [plain(item, depth + 1) for item in value[:MAX_ITEMS]]
+        return tuple(items) if kind is tuple else items
+    try:
+        text = repr(value)
+        text = text if type(text) is str else "?"
+    except Exception as exc:  # a broken __repr__ of the student's
+        text = f"<repr() raised {type(exc).__name__}>"
+    base = None
+    for builtin, read in BUILTIN_BASES:
+        if isinstance(value, builtin) and depth < MAX_DEPTH:
+            try:
+                base = plain(read(value), depth + 1)
+            except Exception:
+                pass
+            break
+    return Opaque(kind.__name__, text[:MAX_TEXT], base)

@@ -1,0 +1,248 @@
+"""The course's own modules, as old files import them: one description for every place.
+
+Submissions written for the course start with ``import poc_ttt_gui``, ``import
+poc_ttt_provided as provided``, ``import codeskulptor`` (``codeskulptor.set_timeout(60)``)
+and may build a ``simplegui`` frame; students who worked on their own machine imported the
+same modules under other paths: ``import SimpleGUICS2Pygame.codeskulptor as codeskulptor``,
+``import SimpleGUICS2Pygame.simpleguics2pygame as simplegui``, ``from poc.tic_tac_toe import
+poc_ttt_provided as provided``. Here every such name means one module of ours:
+
+- ``poc_ttt_provided``: this package, ``provided`` itself (the same object);
+- ``poc_ttt_gui``: ``run_gui``, a real window (``provided.gui``), or nothing at all where
+  a caller says so (the grader's sandbox; a game paused while a file is imported);
+- ``codeskulptor``: ``set_timeout`` does nothing (no time limit is CodeSkulptor's here);
+- ``simplegui`` and ``simpleguics2pygame``: every part a harmless no-op.
+
+:func:`install` makes them importable (a finder placed after every real one, so an
+installed module of the same name wins); :func:`paused_games` runs code with ``play_game``
+and ``run_gui`` recording their calls instead of playing. The grader's worker, ``python -m
+student`` and its checks, console play and the handout's top-level modules all use this.
+
+>>> install("from poc.tic_tac_toe import poc_ttt_provided as provided")
+>>> from poc.tic_tac_toe import poc_ttt_provided
+>>> import provided as real
+>>> poc_ttt_provided is real
+True
+>>> import SimpleGUICS2Pygame.codeskulptor as codeskulptor
+>>> codeskulptor.set_timeout(60)
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import importlib.abc
+import importlib.machinery
+import sys
+import types
+from typing import Any, Callable, Iterator
+
+import provided
+
+# The module names of the course, and the package of the desktop port (SimpleGUICS2Pygame).
+COURSE_NAMES = ("poc_ttt_provided", "poc_ttt_gui", "codeskulptor", "simplegui")
+PORT_PACKAGE = "SimpleGUICS2Pygame"
+_PORT_NAMES = {"codeskulptor": "codeskulptor", "simpleguics2pygame": "simplegui",
+               "simplegui_lib": "simplegui", "simplegui_lib_fps": "simplegui",
+               "simplegui_lib_keys": "simplegui", "simplegui_lib_loader": "simplegui",
+               "simplegui_lib_draw": "simplegui"}
+
+
+# -- the modules ---------------------------------------------------------------------------
+
+class _Stub:
+    """Callable, subscriptable, with any public attribute; every use returns another stub."""
+
+    __slots__ = ("_name",)
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> "_Stub":
+        return _Stub(self._name + "()")
+
+    def __getattr__(self, name: str) -> "_Stub":
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return _Stub(self._name + "." + name)
+
+    def __getitem__(self, key: Any) -> "_Stub":
+        return _Stub(f"{self._name}[{key!r}]")
+
+    def __repr__(self) -> str:
+        return f"<simplegui stub {self._name}>"
+
+
+def _new_module(name: str, doc: str, **names: Any) -> types.ModuleType:
+    module = types.ModuleType(name, doc)
+    module.__dict__.update(names)
+    return module
+
+
+def _run_gui(board_size: int, ai_player: int, ai_function: Callable, ntrials: int,
+             reverse: bool = False) -> None:
+    """The course's ``run_gui``: a window where a person plays against ``ai_function``.
+
+    Where no window can open (no tkinter, no display), one sentence on stderr says what to
+    install or to use console play instead, and the file goes on: no traceback."""
+    if _GUI_OFF:
+        return None
+    from provided import gui  # tkinter only when a window is really wanted
+    try:
+        return gui.run_gui(board_size, ai_player, ai_function, ntrials, reverse)
+    except gui.GuiUnavailable as problem:
+        print(f"run_gui: {problem}", file=sys.stderr)
+        return None
+
+
+def _set_timeout(seconds: float) -> None:
+    """Do nothing: CodeSkulptor's run-time limit does not apply here."""
+
+
+_GUI_OFF: list[bool] = []   # non-empty: run_gui does nothing (see gui_off)
+
+MODULES: dict[str, types.ModuleType] = {
+    "poc_ttt_provided": provided,
+    "poc_ttt_gui": _new_module(
+        "poc_ttt_gui", "The course's front end: run_gui opens a window (provided.gui).",
+        run_gui=_run_gui),
+    "codeskulptor": _new_module(
+        "codeskulptor", "CodeSkulptor's module: set_timeout does nothing here.",
+        set_timeout=_set_timeout),
+    "simplegui": _new_module(
+        "simplegui", "CodeSkulptor's simplegui: frames, timers, images, sounds and keys "
+        "exist and do nothing, so a file that builds an interface still imports.",
+        **{name: _Stub(name) for name in ("create_frame", "create_timer",
+                                          "create_invisible_canvas", "load_image",
+                                          "load_sound", "KEY_MAP")}),
+}
+
+
+def course_module(fullname: str) -> types.ModuleType | None:
+    """The module of ours a course import means, under whatever path it is imported.
+
+    >>> course_module("poc.tic_tac_toe.poc_ttt_gui").run_gui.__name__
+    '_run_gui'
+    >>> course_module("SimpleGUICS2Pygame.simpleguics2pygame") is MODULES["simplegui"]
+    True
+    >>> course_module("numpy") is None
+    True
+    """
+    parts = fullname.split(".")
+    if parts[0] == PORT_PACKAGE and len(parts) == 2 and parts[1] in _PORT_NAMES:
+        return MODULES[_PORT_NAMES[parts[1]]]
+    return MODULES.get(parts[-1])
+
+
+# -- importing them ------------------------------------------------------------------------------
+
+class _CourseFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds the course's names, and the packages a file's own import paths go through."""
+
+    def __init__(self) -> None:
+        self.packages: set[str] = {PORT_PACKAGE}
+
+    def find_spec(self, fullname: str, path: Any = None,
+                  target: Any = None) -> importlib.machinery.ModuleSpec | None:
+        if fullname in self.packages:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        if "." in fullname and fullname.rpartition(".")[0] not in self.packages:
+            return None
+        if course_module(fullname) is None:
+            return None
+        return importlib.machinery.ModuleSpec(fullname, self)
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
+        module = course_module(spec.name)
+        if module is not None and spec.name not in self.packages:
+            return module
+        package = types.ModuleType(spec.name, "A path the course's modules were imported by.")
+        package.__path__ = []
+        return package
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        pass  # nothing to run: the module is one of ours, already whole
+
+
+_FINDER = _CourseFinder()
+
+
+def install(source: str | None = None) -> None:
+    """Make the course's modules importable in this process (again: no harm).
+
+    With ``source`` (a file's text), the package paths of its course imports too:
+    ``from poc.tic_tac_toe import poc_ttt_provided`` needs ``poc`` and ``poc.tic_tac_toe``.
+    A name a real module already has is left to it.
+    """
+    if source is not None:
+        _FINDER.packages.update(import_paths(source))
+    if _FINDER not in sys.meta_path:
+        sys.meta_path.append(_FINDER)
+
+
+def import_paths(source: str) -> set[str]:
+    """The packages through which ``source`` imports a course module (it is not run).
+
+    >>> sorted(import_paths("from poc.tic_tac_toe import poc_ttt_provided as provided"))
+    ['poc', 'poc.tic_tac_toe']
+    >>> import_paths("import numpy.linalg")
+    set()
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    targets = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            targets += [f"{node.module}.{alias.name}" for alias in node.names]
+            targets.append(node.module)
+    packages = set()
+    for target in targets:
+        if "." in target and course_module(target) is not None:
+            parts = target.split(".")
+            packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return packages
+
+
+# -- games at import time ----------------------------------------------------------------------
+
+@contextlib.contextmanager
+def paused_games(calls: list[str]) -> Iterator[None]:
+    """Run the block with ``play_game`` and ``run_gui`` recording their names in ``calls``
+    instead of playing: old files call them at their top level, and importing such a
+    file must not play a game (in a grader, a check, or before console play).
+
+    >>> calls = []
+    >>> with paused_games(calls):
+    ...     provided.play_game(None, 1)
+    ...     MODULES["poc_ttt_gui"].run_gui(3, 2, None, 1)
+    >>> calls
+    ['play_game', 'run_gui']
+    """
+    import provided.game
+
+    def recorder(name: str) -> Callable[..., None]:
+        def pause(*args: Any, **kwargs: Any) -> None:
+            calls.append(name)
+        return pause
+
+    gui = MODULES["poc_ttt_gui"]
+    saved = [(module, attr, getattr(module, attr))
+             for module, attr in ((provided, "play_game"), (provided.game, "play_game"),
+                                  (gui, "run_gui"))]
+    for module, attr, _ in saved:
+        setattr(module, attr, recorder(attr))
+    try:
+        yield
+    finally:
+        for module, attr, value in saved:
+            setattr(module, attr, value)
+
+
+def gui_off() -> None:
+    """From now on, in this process, ``run_gui`` does nothing (the grader's sandbox)."""
+    if not _GUI_OFF:
+        _GUI_OFF.append(True)
