@@ -1,0 +1,709 @@
+"""The course's graphical front end, ``run_gui``: play against a move function in a window.
+
+The machine plays ``ai_player`` with ``ai_function(board, player, ntrials) -> (row, col)``;
+you click squares for the other side. X moves first::
+
+    from provided import PLAYERO
+    from provided.gui import run_gui
+    from student.mm_player import move_wrapper
+
+    run_gui(3, PLAYERO, move_wrapper, 1, False)   # you are X; returns when the window closes
+
+or from a terminal, with the options of console play (``python -m provided --help``)::
+
+    python -m provided.gui -o student.mm_player:move_wrapper
+    python -m provided.gui -n 4 --reverse -x random -o human
+
+The machine thinks in a worker thread, so the window stays responsive ("thinking..." is
+shown, and clicks meanwhile are refused with a note). A move function that raises or
+answers an illegal square stops that game with the error shown in the window; "New game"
+starts again. Without tkinter, or without a display, :func:`run_gui` raises
+:class:`GuiUnavailable`, whose message says what to install (or to play in the terminal
+with ``python -m student``).
+
+The rules and the texts live in :class:`GuiGame`, which does not import tkinter (the tests
+play whole games with it, without a display); the window only draws it and forwards clicks:
+
+>>> game = GuiGame(3, PLAYERO, ai_name="first_empty")
+>>> game.status_text()
+'Your turn (X): click a square.'
+>>> game.click(1, 1)
+True
+>>> game.play_machine(lambda board, player, trials: board.get_empty_squares()[0], 1)
+True
+>>> game.board.square(0, 0) == PLAYERO, game.title()
+(True, 'Tic-Tac-Toe 3x3: your turn')
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import os
+import random
+import sys
+import threading
+import traceback
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from provided.board import EMPTY, PLAYERO, PLAYERX, STRMAP, TTTBoard, switch_player
+from provided.console import (HUMAN, ConsoleConfig, PlayerSpecError, build_parser,
+                              make_player, result_text)
+from provided.game import IllegalMoveError, MoveFunction, check_legal
+
+__all__ = ["run_gui", "gui_main", "GuiGame", "GuiUnavailable", "Layout", "layout"]
+
+Move = tuple[int, int]
+
+EXIT_CLOSED = 0
+EXIT_UNAVAILABLE = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+CONSOLE_HINT = "play in the terminal instead with python -m student"
+
+
+class GuiUnavailable(RuntimeError):
+    """No window can be opened here: tkinter is missing or there is no display.
+
+    The message is one sentence saying what to install, or to play in the terminal.
+    """
+
+
+# -- the game, without tkinter ----------------------------------------------------------
+
+class GuiGame:
+    """One game in the window: the board, whose turn, the texts shown; no tkinter here.
+
+    The person plays the side that is not ``ai_player``. A machine move is asked in two
+    steps, so the window can run it in a thread: :meth:`start_thinking` gives a ticket and
+    a copy of the board, and :meth:`machine_move` (or :meth:`machine_failed`) brings the
+    answer back; an answer for a game that :meth:`new_game` has since replaced is ignored.
+
+    >>> game = GuiGame(1, PLAYERX, reverse=True)
+    >>> game.machine_turn(), game.status_text()
+    (True, 'X (the machine) is thinking...')
+    >>> ticket, board = game.start_thinking()
+    >>> game.click(0, 0), game.message
+    (False, 'Please wait: X (the machine) is thinking.')
+    >>> game.machine_move((0, 0), ticket)
+    True
+    >>> game.result_text()
+    'O wins! (X completed a line, which loses in the reverse game)'
+    """
+
+    def __init__(self, board_size: int, ai_player: int, reverse: bool = False,
+                 ai_name: str = "the machine") -> None:
+        if type(board_size) is not int or board_size < 1:
+            raise ValueError(f"board_size must be a whole number >= 1, got {board_size!r}")
+        if ai_player not in (PLAYERX, PLAYERO):
+            raise ValueError(
+                f"ai_player must be PLAYERX (2) or PLAYERO (3), got {ai_player!r}")
+        self.dim = board_size
+        self.ai_player = ai_player
+        self.human = switch_player(ai_player)
+        self.reverse = bool(reverse)
+        self.ai_name = ai_name
+        self.ticket = 0
+        self.new_game()
+
+    def new_game(self) -> None:
+        """Start again on an empty board, X to move; a pending machine answer is dropped."""
+        self.board = TTTBoard(self.dim, self.reverse)
+        self.to_move = PLAYERX
+        self.winner: int | None = None
+        self.last_move: Move | None = None
+        self.moves: list[Move] = []
+        self.error: str | None = None
+        self.message = ""
+        self.thinking = False
+        self.ticket += 1
+
+    # -- state ----------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        """True when the game ended (a result) or was stopped (an error)."""
+        return self.winner is not None or self.error is not None
+
+    def machine_turn(self) -> bool:
+        """True when the machine should be asked for a move and has not been yet."""
+        return not self.over and self.to_move == self.ai_player and not self.thinking
+
+    def _machine(self) -> str:
+        return f"{STRMAP[self.ai_player]} ({self.ai_name})"
+
+    def result_text(self) -> str | None:
+        """The course's words for the result ("X wins!", "O wins!", "Tie!"), or None.
+
+        In a reverse game a win says why: "O wins! (X completed a line, ...)".
+        """
+        if self.winner is None:
+            return None
+        last_mover = switch_player(self.to_move)
+        return result_text(self.winner, last_mover)
+
+    def status_text(self) -> str:
+        """The main line under the board: whose turn, thinking, the result, or the error."""
+        if self.error is not None:
+            return f"Game stopped: {self.error}"
+        if self.winner is not None:
+            return self.result_text()  # type: ignore[return-value]
+        if self.to_move == self.human:
+            return f"Your turn ({STRMAP[self.human]}): click a square."
+        return f"{self._machine()} is thinking..."
+
+    def info_text(self) -> str:
+        """Who is who (and the reverse rule), shown above the board."""
+        text = (f"You are {STRMAP[self.human]}; the machine ({self.ai_name}) is "
+                f"{STRMAP[self.ai_player]}. X moves first.")
+        if self.reverse:
+            text += " Reverse game: whoever completes a line loses."
+        return text
+
+    def title(self) -> str:
+        """The window's title: the board size and a short status.
+
+        >>> GuiGame(4, PLAYERX).title()
+        'Tic-Tac-Toe 4x4: X thinking...'
+        """
+        if self.error is not None:
+            short = "game stopped"
+        elif self.winner is not None:
+            short = self.result_text().split(" (")[0]  # type: ignore[union-attr]
+        elif self.to_move == self.human:
+            short = "your turn"
+        else:
+            short = f"{STRMAP[self.ai_player]} thinking..."
+        return f"Tic-Tac-Toe {self.dim}x{self.dim}: {short}"
+
+    def winning_line(self) -> list[Move] | None:
+        """The squares of the line that decided the game, in the course's scan order, if any.
+
+        >>> game = GuiGame(2, PLAYERO)
+        >>> game.click(0, 1); game.play_machine(lambda b, p, t: (1, 1), 1); game.click(0, 0)
+        True
+        True
+        True
+        >>> game.winning_line()
+        [(0, 0), (0, 1)]
+        """
+        if self.winner is None:
+            return None
+        dim = self.dim
+        lines = [[(r, c) for c in range(dim)] for r in range(dim)]
+        lines += [[(r, c) for r in range(dim)] for c in range(dim)]
+        lines.append([(i, i) for i in range(dim)])
+        lines.append([(i, dim - 1 - i) for i in range(dim)])
+        for line in lines:
+            marks = {self.board.square(r, c) for r, c in line}
+            if len(marks) == 1 and EMPTY not in marks:
+                return line
+        return None  # a tie
+
+    # -- moves ----------------------------------------------------------------------------
+
+    def _play(self, row: int, col: int) -> None:
+        self.board.move(row, col, self.to_move)
+        self.moves.append((row, col))
+        self.last_move = (row, col)
+        self.winner = self.board.check_win()
+        self.to_move = switch_player(self.to_move)
+        self.message = "Click New game to play again." if self.winner is not None else ""
+
+    def click(self, row: int, col: int) -> bool:
+        """The person clicked (row, col): play it and return True, or say why not and return False.
+
+        >>> game = GuiGame(3, PLAYERO)
+        >>> game.click(1, 1), game.click(1, 1), game.message
+        (True, False, 'Please wait: O (the machine) is thinking.')
+        """
+        if self.error is not None:
+            self.message = "This game was stopped: click New game to play again."
+            return False
+        if self.winner is not None:
+            self.message = "The game is over: click New game to play again."
+            return False
+        if self.to_move != self.human:
+            self.message = f"Please wait: {self._machine()} is thinking."
+            return False
+        if not (0 <= row < self.dim and 0 <= col < self.dim):
+            self.message = f"({row}, {col}) is not a square of this board."
+            return False
+        taken = self.board.square(row, col)
+        if taken != EMPTY:
+            self.message = f"({row}, {col}) is taken by {STRMAP[taken]}: choose an empty square."
+            return False
+        self._play(row, col)
+        return True
+
+    def start_thinking(self) -> tuple[int, TTTBoard]:
+        """Mark the machine as thinking; return the game's ticket and a copy of the board."""
+        if not self.machine_turn():
+            raise RuntimeError("it is not the machine's turn")
+        self.thinking = True
+        return self.ticket, self.board.clone()
+
+    def machine_move(self, answer: Any, ticket: int) -> bool:
+        """Play the machine's answer; an illegal one stops the game (see :attr:`error`).
+
+        Returns True if the move was played, False if it was illegal or the answer
+        belongs to an earlier game (then it is ignored).
+        """
+        if ticket != self.ticket or not self.thinking:
+            return False
+        self.thinking = False
+        try:
+            row, col = check_legal(self.board, self.ai_player, answer)
+        except IllegalMoveError:
+            self._stop(f"{self._machine()} returned {_short_repr(answer)}, "
+                       f"{_why_illegal(self.board, answer)}.")
+            return False
+        self._play(row, col)
+        return True
+
+    def machine_failed(self, exc: BaseException, ticket: int) -> bool:
+        """The move function raised ``exc``: stop the game and say so (False if stale)."""
+        if ticket != self.ticket or not self.thinking:
+            return False
+        self.thinking = False
+        self._stop(f"{self._machine()} raised {type(exc).__name__}: {exc}")
+        return True
+
+    def _stop(self, error: str) -> None:
+        self.error = error
+        self.message = "Click New game to play again."
+
+    def play_machine(self, ai_function: MoveFunction, ntrials: int) -> bool:
+        """Ask ``ai_function`` for the machine's move here and now (no thread); True if played."""
+        ticket, board = self.start_thinking()
+        try:
+            answer = ai_function(board, self.ai_player, ntrials)
+        except Exception as exc:
+            self.machine_failed(exc, ticket)
+            return False
+        return self.machine_move(answer, ticket)
+
+
+def _short_repr(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _why_illegal(board: TTTBoard, answer: Any) -> str:
+    """Why ``answer`` is not a legal move on ``board`` (a clause for the error message).
+
+    >>> _why_illegal(TTTBoard(3), (5, 5))
+    'which is off the 3x3 board (rows and columns go from 0 to 2)'
+    """
+    try:
+        row, col = answer
+    except (TypeError, ValueError):
+        return "which is not a (row, col) pair"
+    if type(row) is not int or type(col) is not int:
+        return "which is not a pair of whole numbers"
+    dim = board.get_dim()
+    if not (0 <= row < dim and 0 <= col < dim):
+        return f"which is off the {dim}x{dim} board (rows and columns go from 0 to {dim - 1})"
+    return f"but ({row}, {col}) is taken by {STRMAP[board.square(row, col)]}"
+
+
+# -- where things are on the canvas -----------------------------------------------------
+
+CELL_MAX = 100      # pixels per square, at most
+BOARD_MAX = 600     # the board's side in pixels, at most (smaller squares on big boards)
+CELL_MIN = 8
+MARGIN = 28         # around the board (room for the row and column numbers)
+MIN_WIDTH = 380     # so the texts under a small board still fit
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where the board is drawn on the canvas, which sits at the window's top-left corner.
+
+    >>> lay = layout(3)
+    >>> lay.cell, lay.left, lay.top, lay.width, lay.height
+    (100, 40, 28, 380, 356)
+    >>> lay.center(1, 2), lay.square_at(*lay.center(1, 2)), lay.square_at(5, 5)
+    ((290, 178), (1, 2), None)
+    """
+
+    dim: int
+    cell: int
+    left: int
+    top: int
+    width: int
+    height: int
+
+    def center(self, row: int, col: int) -> tuple[int, int]:
+        """The canvas coordinates of the center of square (row, col)."""
+        return (self.left + col * self.cell + self.cell // 2,
+                self.top + row * self.cell + self.cell // 2)
+
+    def square_at(self, x: float, y: float) -> Move | None:
+        """The square under canvas point (x, y), or None off the board."""
+        col = int((x - self.left) // self.cell)
+        row = int((y - self.top) // self.cell)
+        if 0 <= row < self.dim and 0 <= col < self.dim:
+            return row, col
+        return None
+
+
+def layout(dim: int) -> Layout:
+    """The canvas layout for a ``dim`` x ``dim`` board: 100 px squares, up to 600 px a side.
+
+    >>> layout(10).cell, layout(1).width
+    (60, 380)
+    """
+    cell = max(CELL_MIN, min(CELL_MAX, BOARD_MAX // dim))
+    side = cell * dim
+    width = max(side + 2 * MARGIN, MIN_WIDTH)
+    return Layout(dim, cell, (width - side) // 2, MARGIN, width, side + 2 * MARGIN)
+
+
+# -- the window -------------------------------------------------------------------------
+
+POLL_MS = 30        # how often the window looks for the machine's answer
+
+COLORS = {"background": "#f4f4f0", "board": "#ffffff", "border": "#b8b8b8",
+          "grid": "#303030", "X": "#1d5fbf", "O": "#d0342c", "last": "#fff2b8",
+          "hover": "#e8f0ff", "line": "#2e8b57", "label": "#8a8a8a",
+          "status": "#202020", "error": "#b00020", "message": "#8a4b00"}
+
+
+def _load_tkinter() -> Any:
+    """Import tkinter, or raise GuiUnavailable saying how to get it."""
+    try:
+        return importlib.import_module("tkinter")
+    except ImportError:
+        raise GuiUnavailable(
+            f"Cannot open a window because this Python ({sys.executable}) has no tkinter: "
+            "install it (Debian/Ubuntu: sudo apt install python3-tk; Fedora: sudo dnf install "
+            "python3-tkinter; macOS: use Python from the python.org installer; a Python built "
+            f"with pyenv: install tk-dev, then rebuild it), or {CONSOLE_HINT}.") from None
+
+
+def _open_root(tk: Any) -> Any:
+    """Create the Tk root window, or raise GuiUnavailable when there is no display."""
+    hint = ("run it from a graphical desktop session, or under a virtual screen with xvfb-run "
+            f"(sudo apt install xvfb), or {CONSOLE_HINT}")
+    if sys.platform not in ("win32", "darwin") and not os.environ.get("DISPLAY"):
+        raise GuiUnavailable(f"Cannot open a window because there is no display "
+                             f"($DISPLAY is not set): {hint}.")
+    try:
+        return tk.Tk()
+    except tk.TclError as exc:
+        reason = str(exc).strip().rstrip(".") or "Tk could not start"
+        raise GuiUnavailable(f"Cannot open a window ({reason}): {hint}.") from None
+
+
+def _think(ai_function: MoveFunction, board: TTTBoard, player: int, ntrials: int,
+           box: list) -> None:
+    """The worker thread: call the move function, leave its answer (or error) in ``box``.
+
+    It touches no Tk object: only the main thread may.
+    """
+    try:
+        box.append(("move", ai_function(board, player, ntrials)))
+    except BaseException as exc:  # noqa: B036 -- even SystemExit: report it, not lose it
+        box.append(("error", exc))
+
+
+class _Window:
+    """Draws a :class:`GuiGame` and forwards the person's clicks to it."""
+
+    def __init__(self, tk: Any, root: Any, game: GuiGame, ai_function: MoveFunction,
+                 ntrials: int) -> None:
+        self.tk, self.root, self.game = tk, root, game
+        self.ai_function, self.ntrials = ai_function, ntrials
+        self.lay = layout(game.dim)
+        self.hover: Move | None = None
+        lay = self.lay
+        root.configure(background=COLORS["background"])
+        root.resizable(False, False)
+        # The canvas first, at the window's top-left corner: Layout's coordinates are the
+        # window's (the Xvfb test clicks there).
+        self.canvas = tk.Canvas(root, width=lay.width, height=lay.height, borderwidth=0,
+                                highlightthickness=0, background=COLORS["background"],
+                                cursor="hand2")
+        self.canvas.pack(side="top")
+        wrap = lay.width - 24
+        self.status = tk.Label(root, font=("Helvetica", 15, "bold"), wraplength=wrap,
+                               justify="center", background=COLORS["background"])
+        self.status.pack(side="top", padx=12, pady=(0, 2))
+        self.note = tk.Label(root, font=("Helvetica", 11), wraplength=wrap, justify="center",
+                             foreground=COLORS["message"], background=COLORS["background"])
+        self.note.pack(side="top", padx=12)
+        self.info = tk.Label(root, font=("Helvetica", 10), wraplength=wrap, justify="center",
+                             foreground="#555555", background=COLORS["background"])
+        self.info.pack(side="top", padx=12, pady=(2, 4))
+        self.button = tk.Button(root, text="New game", font=("Helvetica", 12),
+                                command=self.new_game, padx=14)
+        self.button.pack(side="top", pady=(2, 12))
+        self.canvas.bind("<Button-1>", self.on_click)
+        self.canvas.bind("<Motion>", self.on_motion)
+        self.canvas.bind("<Leave>", self.on_leave)
+        root.bind("<Control-n>", lambda event: self.new_game())
+        root.bind("<Control-q>", lambda event: self.close())
+        root.bind("<Control-w>", lambda event: self.close())
+        root.protocol("WM_DELETE_WINDOW", self.close)
+        self.refresh()
+        self.ask_machine()
+
+    # -- events ---------------------------------------------------------------------------
+
+    def on_click(self, event: Any) -> None:
+        square = self.lay.square_at(event.x, event.y)
+        if square is None:
+            return
+        self.game.click(*square)
+        self.refresh()
+        self.ask_machine()
+
+    def on_motion(self, event: Any) -> None:
+        square = self.lay.square_at(event.x, event.y)
+        if square != self.hover:
+            self.hover = square
+            self.draw_board()
+
+    def on_leave(self, event: Any) -> None:
+        if self.hover is not None:
+            self.hover = None
+            self.draw_board()
+
+    def new_game(self) -> None:
+        self.game.new_game()
+        self.refresh()
+        self.ask_machine()
+
+    def close(self) -> None:
+        self.root.destroy()
+
+    # -- the machine ----------------------------------------------------------------------
+
+    def ask_machine(self) -> None:
+        """If it is the machine's turn, start its move function in a worker thread."""
+        if not self.game.machine_turn():
+            return
+        ticket, board = self.game.start_thinking()
+        box: list = []
+        worker = threading.Thread(
+            target=_think, args=(self.ai_function, board, self.game.ai_player, self.ntrials, box),
+            name="ttt-machine-move", daemon=True)  # a closed window must not wait for it
+        worker.start()
+        self.refresh()
+        self.root.after(POLL_MS, self.poll, ticket, box)
+
+    def poll(self, ticket: int, box: list) -> None:
+        """Look for the worker's answer; apply it, or look again soon."""
+        if ticket != self.game.ticket:
+            return  # a new game started meanwhile: this answer is for nobody
+        if not box:
+            self.root.after(POLL_MS, self.poll, ticket, box)
+            return
+        kind, value = box[0]
+        if kind == "move":
+            self.game.machine_move(value, ticket)
+        else:
+            self.game.machine_failed(value, ticket)
+            if not isinstance(value, NotImplementedError):  # the template says what to do
+                traceback.print_exception(type(value), value, value.__traceback__,
+                                          file=sys.stderr)
+        self.refresh()
+        self.ask_machine()
+
+    # -- drawing --------------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        game = self.game
+        self.root.title(game.title())
+        color = (COLORS["error"] if game.error else
+                 COLORS["line"] if game.winner is not None else COLORS["status"])
+        self.status.configure(text=game.status_text(), foreground=color)
+        self.note.configure(text=game.message)
+        self.info.configure(text=game.info_text())
+        self.canvas.configure(cursor="hand2" if game.to_move == game.human and not game.over
+                              else "watch" if game.thinking else "arrow")
+        self.draw_board()
+
+    def draw_board(self) -> None:
+        canvas, lay, game = self.canvas, self.lay, self.game
+        canvas.delete("all")
+        cell, dim = lay.cell, lay.dim
+        left, top = lay.left, lay.top
+        right, bottom = left + cell * dim, top + cell * dim
+        canvas.create_rectangle(left, top, right, bottom, fill=COLORS["board"],
+                                outline=COLORS["border"], width=1)
+        playable = game.to_move == game.human and not game.over
+        for square, fill in ((game.last_move, COLORS["last"]),
+                             (self.hover if playable else None, COLORS["hover"])):
+            if square is not None and (fill == COLORS["last"]
+                                       or game.board.square(*square) == EMPTY):
+                r, c = square
+                canvas.create_rectangle(left + c * cell, top + r * cell, left + (c + 1) * cell,
+                                        top + (r + 1) * cell, fill=fill, width=0)
+        grid = max(2, cell // 25)
+        for i in range(1, dim):
+            canvas.create_line(left + i * cell, top, left + i * cell, bottom,
+                               fill=COLORS["grid"], width=grid)
+            canvas.create_line(left, top + i * cell, right, top + i * cell,
+                               fill=COLORS["grid"], width=grid)
+        if cell >= 24:  # the row and column numbers, as move functions count them
+            font = ("Helvetica", 10)
+            for i in range(dim):
+                x, y = lay.center(i, i)
+                canvas.create_text(x, top - MARGIN // 2, text=str(i), fill=COLORS["label"],
+                                   font=font)
+                canvas.create_text(left - MARGIN // 2, y, text=str(i), fill=COLORS["label"],
+                                   font=font)
+        pen = max(2, cell // 9)
+        inset = cell * 0.22
+        for row in range(dim):
+            for col in range(dim):
+                mark = game.board.square(row, col)
+                x0, y0 = left + col * cell + inset, top + row * cell + inset
+                x1, y1 = left + (col + 1) * cell - inset, top + (row + 1) * cell - inset
+                if mark == PLAYERX:
+                    for coords in ((x0, y0, x1, y1), (x0, y1, x1, y0)):
+                        canvas.create_line(*coords, fill=COLORS["X"], width=pen,
+                                           capstyle="round")
+                elif mark == PLAYERO:
+                    canvas.create_oval(x0, y0, x1, y1, outline=COLORS["O"], width=pen)
+        line = game.winning_line()
+        if line:
+            (x0, y0), (x1, y1) = lay.center(*line[0]), lay.center(*line[-1])
+            if len(line) == 1:  # 1x1: strike the single square
+                x0, x1 = x0 - cell // 3, x1 + cell // 3
+            canvas.create_line(x0, y0, x1, y1, fill=COLORS["line"], width=max(3, cell // 14),
+                               capstyle="round")
+
+
+def run_gui(board_size: int, ai_player: int, ai_function: MoveFunction, ntrials: int,
+            reverse: bool = False) -> None:
+    """Open a window where a person plays against ``ai_function``; return when it is closed.
+
+    The course's signature: a ``board_size`` x ``board_size`` board (any size >= 1), the
+    machine plays ``ai_player`` (PLAYERX or PLAYERO) with
+    ``ai_function(board, player, ntrials) -> (row, col)``, the person clicks for the other
+    side, X moves first; ``reverse``: whoever completes a line loses. Raises
+    :class:`GuiUnavailable` when tkinter is missing or there is no display (its message
+    says what to install), ValueError or TypeError for bad arguments.
+    """
+    name = getattr(ai_function, "__name__", None)
+    _run(board_size, ai_player, ai_function, ntrials, reverse,
+         name if isinstance(name, str) and name.isidentifier() else "the machine")
+
+
+def _run(board_size: int, ai_player: int, ai_function: MoveFunction, ntrials: int,
+         reverse: bool, ai_name: str) -> None:
+    if not callable(ai_function):
+        raise TypeError(f"ai_function must be a move function f(board, player, trials) -> "
+                        f"(row, col), got {ai_function!r}")
+    game = GuiGame(board_size, ai_player, reverse, ai_name)  # checks the other arguments
+    tk = _load_tkinter()
+    try:
+        _show(tk, game, ai_function, ntrials)
+    finally:
+        # Free the window's objects here, in the main thread: Tcl aborts the process if its
+        # interpreter is deleted from another thread (a worker still thinking could run the
+        # garbage collector).
+        gc.collect()
+    return None
+
+
+def _show(tk: Any, game: GuiGame, ai_function: MoveFunction, ntrials: int) -> None:
+    """Open the window and run it until it is closed."""
+    root = _open_root(tk)
+    try:
+        _Window(tk, root, game, ai_function, ntrials)
+        root.mainloop()
+    finally:
+        try:
+            root.destroy()
+        except tk.TclError:
+            pass  # already destroyed: the window was closed
+
+
+# -- python -m provided.gui, python -m student gui --------------------------------------
+
+_EPILOG = """\
+PLAYER is one of:
+  human                  you click the squares
+  random                 a random empty square
+  MODULE:FUNCTION        a move function, called as FUNCTION(board, player, trials) and
+  FILE.py:FUNCTION       returning (row, col); e.g. student.mm_player:move_wrapper
+Exactly one side is human: you play it in the window, against the other.
+
+examples:
+  %(prog)s -o student.mm_player:move_wrapper
+      you (X) against a minimax player
+  %(prog)s -x student.mm_player:move_wrapper -o human
+      the minimax player moves first
+  %(prog)s -n 4 --reverse -o random
+      a reverse 4x4 game against a random player
+
+exit status: 0 the window was closed; 1 no window can be opened here (the message
+says what to install); 2 bad options.
+"""
+
+
+def gui_parser(config: ConsoleConfig = ConsoleConfig()) -> argparse.ArgumentParser:
+    """Console play's options (:func:`provided.console.build_parser`), with the window's help.
+
+    >>> "you click the squares" in gui_parser().format_help()
+    True
+    """
+    parser = build_parser(config)
+    parser.description = ("Play Tic-Tac-Toe in a window: you click the squares of one side, "
+                          "a move function plays the other.")
+    parser.epilog = _EPILOG
+    return parser
+
+
+def gui_main(argv: Sequence[str] | None = None, config: ConsoleConfig = ConsoleConfig()) -> int:
+    """Parse console play's options, open the window, and return an exit status.
+
+    The options are :func:`provided.console.build_parser`'s (``-n``, ``--reverse``,
+    ``-x``, ``-o``, ``--seed``, ``--trials``); exactly one player must be ``human``.
+    Returns 0 when the window was closed, 1 when no window can be opened (the reason on
+    stderr), 2 for bad options (usage on stderr), 130 on Ctrl-C.
+    """
+    parser = gui_parser(config)
+    try:
+        args = parser.parse_args(argv)
+        humans = [p for p, spec in ((PLAYERX, args.playerx), (PLAYERO, args.playero))
+                  if spec == HUMAN]
+        if len(humans) != 1:
+            both = "both X and O are" if humans else "neither X nor O is"
+            parser.error(f"the window needs one human player (who clicks) and one machine "
+                         f"player, but {both} human: set -x or -o (console play takes any "
+                         "mix of players)")
+        ai_player = switch_player(humans[0])
+        spec = args.playerx if ai_player == PLAYERX else args.playero
+        # Like `python -m`, find modules in the current folder (an installed script does not).
+        if "" not in sys.path and os.getcwd() not in sys.path:
+            sys.path.insert(0, os.getcwd())
+        rng = random.Random(args.seed)
+        try:
+            machine = make_player(spec, rng, config.names.get(spec))
+        except PlayerSpecError as exc:
+            option = "-x/--playerx" if ai_player == PLAYERX else "-o/--playero"
+            parser.error(f"argument {option}: {exc}")
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        _run(args.size, ai_player, machine.move_function,  # type: ignore[arg-type]
+             args.trials, args.reverse, machine.name)
+    except GuiUnavailable as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except KeyboardInterrupt:
+        print("\nstopped: interrupted (Ctrl-C).", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_CLOSED
+
+
+if __name__ == "__main__":
+    raise SystemExit(gui_main(config=ConsoleConfig(prog="python -m provided.gui")))
