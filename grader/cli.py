@@ -71,32 +71,55 @@ def add_grading_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, metavar="PATH",
                         help="a configuration file (rubric weights, time limits); "
                              "start from a copy of grader/default.cfg")
+    parser.add_argument("--leaderboard", action="store_true",
+                        help="results.json: put a correct submission's CPU time on the empty "
+                             "3x3 board on Gradescope's leaderboard")
     parser.add_argument("--checks", type=Path, nargs="+", default=[], metavar="PATH",
                         help="more pytest files or folders with extra rubric items")
 
 
 def options_from(args: argparse.Namespace, student_id: str) -> engine.GradeOptions:
-    config = config_file.Config.load(args.config)
+    config = config_file.Config.load(args.config, args.checks)
+    for warning in config.warnings:
+        print(f"python -m grader: warning: {warning}", file=sys.stderr)
     return engine.GradeOptions(student_id=student_id,
                                exhaustive=args.exhaustive, config=config,
                                checks=tuple(args.checks))
 
 
 def grade_command(args: argparse.Namespace) -> int:
+    problem = _usage_problem(args.submission)
+    if problem:  # the instructor's typo is not a student's grade
+        print(f"python -m grader grade: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     student_id = args.student_id or args.submission.stem
     options = options_from(args, student_id)
     result = engine.grade(args.submission, options)
     text = report.text_report(result, args.visibility, options.config.examples)
     # Files first: a reader that stops early (| head) must not cost the results.
     if args.json:
-        writers.write_json_atomic(args.json,
-                                 results_json.gradescope_results(result, args.visibility))
+        writers.write_json_atomic(args.json, results_json.gradescope_results(
+            result, args.visibility, leaderboard=args.leaderboard))
     if args.csv:
         table.write_csv(args.csv, [result])
     print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)
+    if not args.quiet:
+        print(report.isolation_line(result), file=sys.stderr)   # the instructor's, not the report's
     if result.grader_error is not None:
         return EXIT_INTERRUPTED if result.grader_error == engine.INTERRUPTED else EXIT_GRADER_FAILED
     return EXIT_OK
+
+
+def _usage_problem(path: Path) -> str | None:
+    """Why ``path`` cannot be a submission to grade, or None (its content is the grade's)."""
+    if path.is_dir():
+        inside = sorted(p.name for p in path.glob("*.py"))[:5]
+        hint = f" (it holds {', '.join(inside)})" if inside else " (it holds no .py file)"
+        return (f"{path} is a folder: give the .py file to grade{hint}, or grade a whole "
+                "class with: python -m grader batch " + str(path))
+    if not path.exists():
+        return f"there is no file {path}"
+    return None
 
 
 def _terminate(signum: int, frame: object) -> None:

@@ -96,15 +96,20 @@ def batch_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    if not submissions:
-        print(f"python -m grader batch: error: no submissions found in {args.submissions}",
-              file=sys.stderr)
+    if all(submission.problem for submission in submissions):
+        skipped = "; ".join(f"{s.source or s.student_id}: {s.problem}" for s in submissions[:5])
+        print(f"python -m grader batch: error: no submissions found in {args.submissions}"
+              + (f" (not gradable: {skipped})" if skipped else "")
+              + "; SUBMISSIONS is a folder or a zip of .py files or of one folder per student "
+              "(see --help)", file=sys.stderr)
         return EXIT_USAGE
     options = BatchOptions(out=args.out, grading=GradingOptions.from_args(args),
                            regrade=args.regrade, timeout=args.timeout or None)
     from grader.suite.config import Config, ConfigError
     try:       # a bad configuration would fail every grading run: say so once, now
-        Config.load(options.grading.config)
+        config = Config.load(options.grading.config, options.grading.checks)
+        for warning in config.warnings:
+            print(f"python -m grader batch: warning: {warning}", file=sys.stderr)
     except ConfigError as problem:
         print(f"python -m grader batch: error: {problem}", file=sys.stderr)
         return EXIT_USAGE

@@ -11,8 +11,6 @@ here grades, prints, or reads anything but those. (The summary page: ``summary``
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,12 +157,13 @@ def gradebook_columns(names: Sequence[str]) -> list[str]:
 
 
 def gradebook_csv(rows: Sequence[Row]) -> str:
-    """The gradebook as CSV text: one row per submission; empty cells when not graded."""
+    """The gradebook as CSV text: one row per submission; empty cells when not graded.
+
+    UTF-8 with a byte-order mark (what Excel needs to read accents), and every text cell safe
+    from being read as a formula (see ``table.safe_cell``).
+    """
     names = item_names(rows)
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=gradebook_columns(names), restval="",
-                            lineterminator="\n")
-    writer.writeheader()
+    lines = []
     for row in rows:
         line: dict[str, Any] = {
             "student_id": row.student_id,
@@ -180,8 +179,8 @@ def gradebook_csv(rows: Sequence[Row]) -> str:
         }
         for item in row.items:
             line[item.name] = cell(item.score)
-        writer.writerow(line)
-    return buffer.getvalue()
+        lines.append(line)
+    return table.csv_text(gradebook_columns(names), lines)
 
 
 

@@ -20,6 +20,8 @@ writes a results.json: score 0 and a message that says why.
 from __future__ import annotations
 
 import argparse
+import configparser
+import importlib.metadata
 import json
 import os
 import sys
@@ -27,6 +29,7 @@ import tempfile
 import time
 import zipfile
 from dataclasses import replace
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
@@ -38,8 +41,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 DEFAULT_ROOT = Path("/autograder")
 SETTINGS = "autograder.json"
 CONFIG_NAME = "grader_config.cfg"
-PROJECT_FILES = ("setup.cfg", "pyproject.toml", "README.md")
 PROJECT_PACKAGES = ("provided", "student", "grader")
+DISTRIBUTION = "ttt-minimax"
 SKIPPED_PARTS = {"__pycache__", ".pytest_cache", ".mypy_cache", "build", "dist"}
 SKIPPED_SUFFIXES = (".pyc", ".pyo", ".egg-info")
 DEFAULT_TIMEOUT = 540.0     # wall seconds: under Gradescope's default limit of 10 minutes
@@ -61,7 +64,7 @@ def project_files(home: Path = GRADER_HOME) -> Iterator[tuple[Path, str]]:
     """The project's files that go into an autograder: (path, name in the zip).
 
     >>> names = [name for _, name in project_files()]
-    >>> "grader/suite/engine.py" in names and "setup.cfg" in names
+    >>> "grader/suite/engine.py" in names and "provided/course.py" in names
     True
     >>> any(name.startswith("tests/") for name in names)
     False
@@ -75,9 +78,38 @@ def project_files(home: Path = GRADER_HOME) -> Iterator[tuple[Path, str]]:
             relative = path.relative_to(home)
             if path.is_file() and not _skipped(relative):
                 yield path, relative.as_posix()
-    for name in PROJECT_FILES:
-        if (home / name).is_file():
-            yield home / name, name
+
+
+def packaging_files(home: Path = GRADER_HOME) -> list[tuple[str, bytes]]:
+    """What installs the zip's source on Gradescope: setup.cfg, pyproject.toml, a README.
+
+    Written here, the same whether the project is a checkout, an editable install or a
+    normal one (which leaves no setup.cfg beside the packages); the dependencies are the
+    installed distribution's (or, without one, the checkout's setup.cfg's).
+
+    >>> names = [name for name, _ in packaging_files()]
+    >>> names
+    ['setup.cfg', 'pyproject.toml', 'README.md']
+    """
+    try:
+        distribution = importlib.metadata.distribution(DISTRIBUTION)
+        version = distribution.version
+        requires = [r for r in distribution.requires or () if "extra ==" not in r]
+    except importlib.metadata.PackageNotFoundError:
+        parser = configparser.ConfigParser()
+        if not parser.read(Path(home) / "setup.cfg", encoding="utf-8"):
+            raise BuildError(f"cannot tell what the grader needs: {DISTRIBUTION} is not "
+                             f"installed and {home} has no setup.cfg; install the project "
+                             "(python3 -m pip install -e .) and build again") from None
+        version = parser.get("metadata", "version", fallback="0")
+        requires = parser.get("options", "install_requires", fallback="").split()
+    setup = (TEMPLATES / "autograder_setup.cfg").read_text(encoding="utf-8").format(
+        version=version, requires="\n".join(f"    {r}" for r in requires))
+    readme = (f"# {DISTRIBUTION} {version}\n\nThe Tic-Tac-Toe minimax grader, as Gradescope "
+              "installs it (setup.sh) and runs it (run_autograder).\n")
+    return [("setup.cfg", setup.encode()),
+            ("pyproject.toml", (TEMPLATES / "pyproject.toml").read_bytes()),
+            ("README.md", readme.encode())]
 
 
 def _skipped(relative: Path) -> bool:
@@ -99,7 +131,7 @@ def build_autograder(out: Path, options: GradingOptions = GradingOptions(),
     >>> names[:3]
     ['setup.sh', 'run_autograder', 'autograder.json']
     """
-    _check_config(options.config)
+    _check_config(options.config, options.checks)
     entries: list[tuple[str, bytes, int]] = [
         ("setup.sh", (TEMPLATES / "gradescope_setup.sh").read_bytes(), _EXECUTABLE),
         ("run_autograder", (TEMPLATES / "gradescope_run_autograder").read_bytes(), _EXECUTABLE),
@@ -127,24 +159,19 @@ def build_autograder(out: Path, options: GradingOptions = GradingOptions(),
     settings = {"grade_args": baked.argv(), "timeout": timeout,
                 "built": time.strftime("%Y-%m-%d %H:%M:%S")}
     entries.append((SETTINGS, (json.dumps(settings, indent=2) + "\n").encode(), _READ_WRITE))
-    names = {name for name, _, _ in entries}
-    if not (Path(home) / "README.md").is_file():   # setup.cfg reads it as the description
-        entries.append(("README.md", b"# ttt-minimax\n\nThe grader, as Gradescope runs it.\n",
-                        _READ_WRITE))
-    for path, name in project_files(home):
-        if name not in names:
-            entries.append((name, path.read_bytes(), _READ_WRITE))
+    entries += [(name, data, _READ_WRITE) for name, data in packaging_files(home)]
+    entries += [(name, path.read_bytes(), _READ_WRITE) for path, name in project_files(home)]
     entries += extra
     _write_zip(Path(out), entries)
     return [name for name, _, _ in entries]
 
 
-def _check_config(config: Path | None) -> None:
+def _check_config(config: Path | None, checks: tuple[Path, ...] = ()) -> None:
     from grader.suite.config import Config, ConfigError
     if config is not None and not Path(config).is_file():
         raise BuildError(f"no configuration file {config}")
     try:
-        Config.load(config)
+        Config.load(config, checks)
     except ConfigError as problem:
         raise BuildError(str(problem)) from None
 
@@ -221,8 +248,32 @@ def run_autograder(root: Path = DEFAULT_ROOT, source: Path | None = None) -> dic
         if attempt.errors:
             print(attempt.errors, file=sys.stderr)
     assert data is not None
+    late = lateness(root)
+    if late:
+        extra = data.setdefault("extra_data", {})
+        extra["late"] = True
+        data["output"] = f"{late}\n\n" + str(data.get("output", ""))
     writers.write_json_atomic(results, data)
     return data
+
+
+def lateness(root: Path) -> str:
+    """"Submitted after the due date (...)" when submission_metadata.json says so, or "".
+
+    >>> lateness(Path("/no/such/folder"))
+    ''
+    """
+    try:
+        data = json.loads((Path(root) / "submission_metadata.json").read_text(encoding="utf-8"))
+        submitted = datetime.fromisoformat(str(data["created_at"]))
+        due = datetime.fromisoformat(str(data["assignment"]["due_date"]))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ""
+    if submitted <= due:
+        return ""
+    hours = (submitted - due).total_seconds() / 3600
+    return (f"Submitted after the due date: {submitted.isoformat(timespec='minutes')}, "
+            f"{hours:.1f} hours after {due.isoformat(timespec='minutes')}.")
 
 
 def _baked_options(source: Path) -> tuple[GradingOptions, float]:
@@ -235,8 +286,8 @@ def _baked_options(source: Path) -> tuple[GradingOptions, float]:
     parser = argparse.ArgumentParser(add_help=False)
     _add_options(parser)
     args, _ = parser.parse_known_args(argv)
-    options = GradingOptions(exhaustive=args.exhaustive,
-                             visibility=args.visibility)
+    options = GradingOptions(exhaustive=args.exhaustive, visibility=args.visibility,
+                             leaderboard=args.leaderboard)
     if args.config:
         options = replace(options, config=(source / args.config).resolve())
     checks = tuple((source / check).resolve() for check in args.checks)
@@ -245,6 +296,7 @@ def _baked_options(source: Path) -> tuple[GradingOptions, float]:
 
 def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--exhaustive", action="store_true")
+    parser.add_argument("--leaderboard", action="store_true")
     parser.add_argument("--visibility", default="full")
     parser.add_argument("--config")
     parser.add_argument("--checks", nargs="+", default=[])

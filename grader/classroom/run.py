@@ -42,6 +42,7 @@ class GradingOptions:
     visibility: str = "full"
     config: Path | None = None
     checks: tuple[Path, ...] = ()
+    leaderboard: bool = False
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "GradingOptions":
@@ -49,6 +50,7 @@ class GradingOptions:
         config = getattr(args, "config", None)
         return cls(exhaustive=bool(getattr(args, "exhaustive", False)),
                    visibility=getattr(args, "visibility", "full") or "full",
+                   leaderboard=bool(getattr(args, "leaderboard", False)),
                    config=Path(config).resolve() if config else None,
                    checks=tuple(Path(check).resolve() for check in getattr(args, "checks", ())))
 
@@ -61,6 +63,8 @@ class GradingOptions:
             argv += ["--visibility", self.visibility]
         if self.config is not None:
             argv += ["--config", str(self.config)]
+        if self.leaderboard:
+            argv.append("--leaderboard")
         if self.checks:
             argv += ["--checks", *map(str, self.checks)]
         return argv

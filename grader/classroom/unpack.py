@@ -46,6 +46,7 @@ def extract_zip(archive: Path, destination: Path) -> list[str]:
             if len(members) > MAX_ZIP_MEMBERS:
                 raise ArchiveError(f"{archive}: more than {MAX_ZIP_MEMBERS} entries")
             for member in members:
+                member.filename = member_name(member)  # José, not Jos├⌐
                 target = _safe_target(destination, member)
                 if isinstance(target, str):
                     warnings.append(f"{archive.name}: skipped {member.filename!r}: {target}")
@@ -74,6 +75,41 @@ def extract_zip(archive: Path, destination: Path) -> list[str]:
             OSError, EOFError) as problem:
         raise SubmissionsError(f"{archive}: cannot unpack: {problem}") from None
     return warnings
+
+
+_UNICODE_PATH = 0x7075   # Info-ZIP's extra field holding the name in UTF-8
+
+
+def member_name(member: zipfile.ZipInfo) -> str:
+    """An entry's name as its maker meant it, as zip readers work it out.
+
+    With the UTF-8 flag, ``zipfile`` already read it right. Without it (Info-ZIP on Linux,
+    Windows' own zips, macOS): Info-ZIP's Unicode Path field if there is one, else the raw
+    bytes as UTF-8 when they are valid UTF-8, else code page 437 (the zip standard's).
+
+    >>> info = zipfile.ZipInfo("José Núñez_12_assignsubmission_file_/x.py".encode().decode("cp437"))
+    >>> member_name(info)
+    'José Núñez_12_assignsubmission_file_/x.py'
+    """
+    if member.flag_bits & 0x800:
+        return member.filename
+    extra = member.extra
+    while len(extra) >= 4:
+        kind, size = int.from_bytes(extra[:2], "little"), int.from_bytes(extra[2:4], "little")
+        body, extra = extra[4:4 + size], extra[4 + size:]
+        if kind == _UNICODE_PATH and body[:1] == b"\x01" and len(body) > 5:
+            try:
+                return body[5:].decode("utf-8")
+            except UnicodeDecodeError:
+                break
+    try:
+        raw = member.filename.encode("cp437")
+    except UnicodeEncodeError:
+        return member.filename
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return member.filename
 
 
 def _safe_target(destination: Path, member: zipfile.ZipInfo) -> Path | str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 from typing import Callable, Protocol
 
+from grader.judge.checks import OUTCOME, expected_move, line_of_play
 from grader.judge.position import Move, Position
 from grader.judge.results import Failure
 from grader.judge.solver import Solver
@@ -68,9 +69,8 @@ def play(client: Player, student: int, opponent: Opponent | None, reverse: bool,
     lost = winner != DRAW if opponent is None else winner not in (DRAW, student)
     if not lost:
         return None
-    return _game_failure(title, moves, "lost game", RESULT[winner],
-                         "the game ends " + RESULT[winner]
-                         + _cause(client, moves, reverse, student), position)
+    return _lost_game(client, title, moves, reverse, student,
+                      "the game ends " + RESULT[winner])
 
 
 def every_reply(client: Player, student: int, reverse: bool,
@@ -110,10 +110,10 @@ def every_reply(client: Player, student: int, reverse: bool,
     failures = []
     for moves in lost[:examples]:
         final = _replay(moves, reverse)
-        failures.append(_game_failure(
-            title, moves, "lost game", RESULT[client.solver.winner(final)],
+        failures.append(_lost_game(
+            client, title, moves, reverse, student,
             f"{len(lost)} of the {games} games against every possible opponent were lost; "
-            "this is one of them" + _cause(client, moves, reverse, student), final))
+            f"this one ends {RESULT[client.solver.winner(final)]}"))
     failures += sorted(stopped, key=lambda failure: not failure.judged)
     return failures[:examples], games
 
@@ -130,9 +130,9 @@ def _replay(moves: list[Move], reverse: bool) -> Position:
     return position
 
 
-def _cause(client: Player, moves: list[Move], reverse: bool,
-           student: int | None) -> str:
-    """Point at the student's first move that threw the game's value away."""
+def _turning_point(client: Player, moves: list[Move], reverse: bool,
+                   student: int | None) -> tuple[Position, Move] | None:
+    """The student's first move that threw the game's value away: (position before, move)."""
     solver = client.solver
     position = Position.empty(3, reverse=reverse)
     for move in moves:
@@ -140,15 +140,32 @@ def _cause(client: Player, moves: list[Move], reverse: bool,
         mover = position.player
         worse = after < before if mover == PLAYERX else after > before
         if worse and student in (None, mover):
-            best = ", ".join(map(str, sorted(solver.best_moves(position))))
-            return (f"; the turning point was {STRMAP[mover]} {move}: before it the game was "
-                    f"{_value_words(before)}, after it {_value_words(after)} (best: {best})")
+            return position, move
         position = position.play(move)
-    return ""
+    return None
 
 
-def _value_words(value: int) -> str:
-    return {1: "won for X", 0: "a draw", -1: "won for O"}[value]
+def _lost_game(client: Player, title: str, moves: list[Move], reverse: bool,
+               student: int | None, ends: str) -> Failure:
+    """A lost game, told from the move that lost it: its call to paste (move_wrapper on the
+    position before it), the moves that were best there, the one played, and why (the line
+    of best play that refutes it); then the whole game's moves.
+
+    Without such a move (the game was lost before the student moved), the game's end."""
+    turning = _turning_point(client, moves, reverse, student)
+    final = _replay(moves, reverse)
+    winner = client.solver.winner(final)
+    if turning is None:
+        return _game_failure(title, moves, "lost game", RESULT[winner], ends, final)
+    position, move = turning
+    solver = client.solver
+    before, after = solver.value(position), solver.value(position.play(move))
+    why = (f"{ends} (game: {title}); it was lost here: {line_of_play(solver, position, move)}"
+           f": {OUTCOME[after]}, but best play gives {OUTCOME[before]}")
+    shown = tuple(f"{'XO'[i % 2]} {step}" for i, step in enumerate(moves))
+    return Failure(category="lost game", call=position.call("move_wrapper"),
+                   expected=expected_move(solver, position), received=repr(move), why=why,
+                   board=position.drawing(), moves=shown)
 
 
 def _game_failure(title: str, moves: list[Move], category: str, received: str, why: str,

@@ -23,6 +23,7 @@ from typing import Iterator
 
 import pytest
 
+from grader.judge.position import Position
 from grader.judge.positions import HiddenPositions, hidden_positions
 from grader.judge.results import GradeResult, ItemResult
 from grader.judge.solver import Solver
@@ -82,6 +83,10 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
             grader_error = "; ".join(f"{where}: {_last_line(text)}"
                                      for where, text in plugin.errors.items()) \
                 or f"pytest exited with {exit_code!r}"
+        unscored = [item for item in items if item.error is not None]
+        if grader_error is None and unscored:  # a score without it would be a false grade
+            grader_error = "; ".join(f"the rubric item {item.name!r} could not be scored: "
+                                     f"{item.error}" for item in unscored)
         return GradeResult(
             **base, items=items, load_output=sandbox.load_output,
             student_cpu_seconds=round(client.stats.cpu_seconds, 3),
@@ -133,6 +138,10 @@ def _timing(client: StudentClient, sandbox: Sandbox) -> dict:
     if calibration is not None:
         data.update(calibration.to_json())
         data["budget_seconds"] = round(policy.budget_seconds(calibration), 2)
+    # The empty board's call, when it was right: a leaderboard's figure (and a class's).
+    empty = client.verdicts.get(Position.empty(3))
+    data["empty_board_cpu_seconds"] = (round(empty.cpu_seconds, 4) if empty is not None
+                                       and empty.answered and not empty.failures else None)
     return data
 
 

@@ -170,7 +170,10 @@ def item_report(result: GradeResult, item: ItemResult,
     return "\n".join([_summary_line(result, item)] + _item_body(result, item, visibility, examples))
 
 
-def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples: int) -> list[str]:
+def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples: int,
+               said: set[str] | None = None) -> list[str]:
+    """An item's failures in detail. ``said``: the answers already shown in full in this
+    report; an item whose calls all gave that same no-answer says so in one line."""
     lines: list[str] = []
     if result.load_error is not None:
         lines.append(f"Your submission could not be run: {result.load_error}")
@@ -189,6 +192,11 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
     if item.failed == 0:
         # Nothing judged: one call with no answer says why; the rest are alike.
         examples = min(examples, 1)
+        if said is not None and failures and failures[0].received in said:
+            return [f"{NO_ANSWER} on every check, as above: {failures[0].received}"]
+    if said is not None:
+        said.update(failure.received for failure in failures[:examples]
+                    if not failure.judged)
     for failure in failures[:examples]:
         lines.append("")
         lines += _failure_block(failure)
@@ -238,14 +246,23 @@ def _footer(result: GradeResult, visibility: str) -> list[str]:
         _plural(result.timeouts, "timeout"),
         _plural(result.restarts, "restart"),
     ])
-    isolation = ", ".join(result.isolation) if result.isolation else "none recorded"
     lines = [
         f"student code: {result.student_cpu_seconds:.2f} s CPU, "
         f"{result.wall_seconds:.2f} s wall, {counts}",
     ]
-    lines += _timing_lines(result)
-    lines.append(f"isolation: {isolation}")
-    return lines
+    # The sandbox's layers are the instructor's business (results.json's extra_data, the
+    # terminal's stderr), not the student's: a map of the walls helps only to climb them.
+    return lines + _timing_lines(result)
+
+
+def isolation_line(result: GradeResult) -> str:
+    """The sandbox's layers in one line, for the instructor.
+
+    >>> from grader.judge.results import GradeResult
+    >>> isolation_line(GradeResult("s.py", "s", isolation=("separate process",)))
+    'isolation: separate process'
+    """
+    return "isolation: " + (", ".join(result.isolation) if result.isolation else "none recorded")
 
 
 def _timing_lines(result: GradeResult) -> list[str]:
@@ -295,13 +312,14 @@ def text_report(result: GradeResult, visibility: str = "full", examples: int = 3
     """
     check_options(visibility, examples)
     lines = _overview(result)
+    said: set[str] = set()
     if result.load_error is None:
         for item in result.items:
             has_notes = bool(item.notes) and visibility == "full"
             if has_notes or not item_passed(result, item):
                 title = f"--- {item.name} ({_pts(item.score)} / {_pts(item.max_score)}) "
                 lines += ["", title + "-" * max(3, 70 - len(title))]
-                lines += _item_body(result, item, visibility, examples)
+                lines += _item_body(result, item, visibility, examples, said)
     lines.append("")
     lines += _footer(result, visibility)
     return "\n".join(lines) + "\n"

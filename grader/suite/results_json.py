@@ -57,14 +57,16 @@ def _extra_data(result: GradeResult, visibility: str) -> dict[str, Any]:
 
 
 def gradescope_results(result: GradeResult, visibility: str = "full",
-                       examples: int = 3) -> dict[str, Any]:
+                       examples: int = 3, leaderboard: bool = False) -> dict[str, Any]:
     """Gradescope's results.json for one run, as a dict ready for :func:`write_json_atomic`.
 
-    One test per rubric item. Every test is ``"visible"`` (shown to the student at once):
-    with ``visibility="categories"`` the tests and scores stay visible and only their output
-    is reduced to counts per category. (Gradescope's ``"after_due_date"`` would hide the
-    whole test, and the student's total score with it.) stdout is ``"hidden"``: it may hold
-    what the submission printed. All outputs are plain text (``output_format: "text"``).
+    One test per rubric item, every one ``"visible"`` (shown to the student at once). With
+    ``visibility="categories"`` those show only counts per category, and each item that
+    failed gets a companion test, worth nothing, with Gradescope's ``"after_due_date"``
+    visibility: its full feedback (the calls, boards and why), which Gradescope shows the
+    student once the deadline has passed, with no regrade. stdout is ``"hidden"``: it may
+    hold what the submission printed. All outputs are plain text. With ``leaderboard``, a
+    correct submission's CPU time on the empty 3x3 board goes to Gradescope's leaderboard.
 
     >>> from grader.judge.results import GradeResult, ItemResult
     >>> r = GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 3, 4),))
@@ -88,8 +90,22 @@ def gradescope_results(result: GradeResult, visibility: str = "full",
                            "state": item_state(result, item),
                            "categories": category_counts(item.failures)},
         })
+    if visibility == "categories":
+        tests += [{
+            "name": f"{item.name}: the failures in full",
+            "score": 0.0, "max_score": 0.0,
+            "output": item_report(result, item, "full", examples),
+            "output_format": "text",
+            "visibility": "after_due_date",
+        } for item in result.items if item.failures]
     wall = round(result.wall_seconds, 2) if math.isfinite(result.wall_seconds) else 0.0
+    board = result.timing.get("empty_board_cpu_seconds")
+    extra: dict[str, Any] = {}
+    if leaderboard and isinstance(board, (int, float)) and score_of(result) > 0:
+        extra["leaderboard"] = [{"name": "empty board, CPU s", "value": round(board, 4),
+                                 "order": "asc"}]
     return {
+        **extra,
         # The sum of the tests, so that Gradescope's total and the tests agree.
         "score": round(sum(test["score"] for test in tests), 2),
         "execution_time": wall,

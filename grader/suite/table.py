@@ -19,6 +19,30 @@ CSV_FIXED = ["student_id", "score", "max_score"]
 CSV_TRAILING = ["status", "cpu_seconds", "wall_seconds"]
 
 
+BOM = "\ufeff"   # UTF-8 with a byte-order mark: Excel then reads names like José right
+
+
+def safe_cell(value: object) -> object:
+    """A cell a spreadsheet shows as text: a string that starts like a formula (``=``,
+    ``+``, ``-``, ``@``, or a tab or return) gets a leading ``'``; numbers are left alone.
+
+    >>> safe_cell("=HYPERLINK(1)"), safe_cell("José"), safe_cell(-1.5)
+    ("'=HYPERLINK(1)", 'José', -1.5)
+    """
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
+
+
+def csv_text(fieldnames: list[str], rows: Iterable[dict]) -> str:
+    """CSV text of ``rows`` (missing cells empty, every text cell safe), with a BOM."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=fieldnames, restval="", lineterminator="\n")
+    writer.writeheader()
+    writer.writerows({key: safe_cell(value) for key, value in row.items()} for row in rows)
+    return BOM + buffer.getvalue()
+
+
 def csv_header(item_names: list[str]) -> list[str]:
     """The CSV columns: the fixed ones, one per rubric item, then status and times.
 
@@ -77,8 +101,4 @@ def write_csv(path: Path, results: Iterable[GradeResult]) -> None:
             if item.name not in names:
                 names.append(item.name)
     rows = [csv_row(result) for result in results]
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=csv_header(names), restval="")
-    writer.writeheader()
-    writer.writerows(rows)
-    write_text_atomic(Path(path), buffer.getvalue())
+    write_text_atomic(Path(path), csv_text(csv_header(names), rows))

@@ -78,7 +78,7 @@ def run_batch_cli(source: Path, out: Path, *extra: str,
 
 
 def read_gradebook(out: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
-    with open(out / "gradebook.csv", newline="", encoding="utf-8") as file:
+    with open(out / "gradebook.csv", newline="", encoding="utf-8-sig") as file:
         reader = csv.DictReader(file)
         rows = {row["student_id"]: row for row in reader}
         return list(reader.fieldnames or []), rows
@@ -532,7 +532,7 @@ def test_rows_from_results_and_the_csv(tmp_path: Path) -> None:
             gradebook.not_graded_row("zed", "empty folder")]
     assert rows[0].status == "not run: syntax" and not rows[0].ran
     gradebook.write_gradebook(tmp_path / "book.csv", rows)
-    lines = (tmp_path / "book.csv").read_text().splitlines()
+    lines = (tmp_path / "book.csv").read_text(encoding="utf-8-sig").splitlines()
     assert lines[0] == ("student_id,score,max_score,scores,status,cpu_seconds,wall_seconds,"
                         "late,name,source,no_answer")
     assert lines[1] == "eve,0,15,0,not run: syntax,0,,late,Eve,,"
@@ -577,3 +577,22 @@ def test_class_statistics_and_charts() -> None:
     assert "no answer" in page
     slowest = page.index("Slowest submissions")
     assert page.index(">b<", slowest) < page.index(">c<", slowest) < page.index(">a<", slowest)
+
+
+def test_names_in_a_zip_without_the_utf8_flag_are_read_as_their_maker_meant(
+        tmp_path: Path) -> None:
+    class InfoZipName(zipfile.ZipInfo):
+        """What Info-ZIP on Linux writes: UTF-8 bytes, without the UTF-8 flag."""
+
+        def _encodeFilenameFlags(self):  # noqa: N802 (zipfile's own name)
+            return self.filename.encode("utf-8"), self.flag_bits & ~0x800
+
+    archive = tmp_path / "moodle.zip"
+    with zipfile.ZipFile(archive, "w") as bundle:
+        bundle.writestr(InfoZipName("José Núñez_12345_assignsubmission_file_/mm_player.py"),
+                        "def mm_move(board, player):\n    return 0, (0, 0)\n")
+    with zipfile.ZipFile(archive) as bundle:
+        assert "├" in bundle.namelist()[0]          # what zipfile alone makes of it
+    found, warnings = find_submissions(archive, tmp_path / "work")
+    assert warnings == []
+    assert [(s.student_id, s.name) for s in found] == [("12345", "José Núñez")]

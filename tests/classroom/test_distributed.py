@@ -43,7 +43,7 @@ def make_class(folder: Path, ids: list[str]) -> Path:
 
 
 def gradebook_rows(out: Path) -> dict[str, dict[str, str]]:
-    with open(out / "gradebook.csv", newline="") as file:
+    with open(out / "gradebook.csv", newline="", encoding="utf-8-sig") as file:
         return {row["student_id"]: row for row in csv.DictReader(file)}
 
 

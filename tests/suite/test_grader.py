@@ -236,6 +236,6 @@ def test_before_the_deadline_failures_show_only_their_category(tmp_path):
     assert "mm_move(TTTBoard(" not in done.stdout and "why:" not in done.stdout
     results = (tmp_path / "r.json").read_text()
     assert "mm_move(TTTBoard(" not in results
-    header, row = (tmp_path / "row.csv").read_text().splitlines()
+    header, row = (tmp_path / "row.csv").read_text(encoding="utf-8-sig").splitlines()
     assert header.startswith("student_id,score") and "scores" in header
     assert row.startswith("bug_sign_error_o,")

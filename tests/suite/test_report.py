@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from grader.suite.report import text_report
+from grader.suite.report import isolation_line, text_report
 from grader.suite.results_json import GRADESCOPE_VISIBILITIES, gradescope_results
 from grader.suite.table import CSV_FIXED, csv_header, csv_row, write_csv
 from grader.suite.writers import write_json_atomic
@@ -96,7 +96,9 @@ def test_perfect_report_has_header_ok_lines_and_footer():
     assert "pts]" not in text
     assert "1.25 s CPU" in text and "4.50 s wall" in text
     assert "812 calls, 1 timeout, 1 restart" in text
-    assert "isolation: subprocess, rlimit" in text
+    # The sandbox's layers are for the instructor (stderr, extra_data), not in the report.
+    assert "isolation" not in text and "rlimit" not in text
+    assert isolation_line(perfect()) == "isolation: subprocess, rlimit"
 
 
 def test_deduction_lines_in_course_style():
@@ -352,7 +354,7 @@ def test_csv_refuses_an_item_named_like_a_fixed_column():
 def test_write_csv_uses_the_union_of_item_columns_in_first_seen_order(tmp_path):
     path = tmp_path / "batch" / "grades.csv"
     write_csv(path, iter([failing(), grader_failed(), not_loaded()]))
-    with path.open(newline="", encoding="utf-8") as handle:
+    with path.open(newline="", encoding="utf-8-sig") as handle:
         reader = csv.DictReader(handle)
         header = reader.fieldnames
         rows = list(reader)
@@ -365,3 +367,15 @@ def test_write_csv_uses_the_union_of_item_columns_in_first_seen_order(tmp_path):
     assert rows[2]["status"] == "not run: python2" and float(rows[2]["score"]) == 0
     assert float(rows[0]["scores"]) == 17.5
     assert [p.name for p in path.parent.iterdir()] == ["grades.csv"]
+
+
+def test_csv_is_safe_in_a_spreadsheet_and_readable_by_excel(tmp_path):
+    path = tmp_path / "row.csv"
+    evil = GradeResult("subs/x.py", "=HYPERLINK(\"http://x\")", items=(ItemResult("scores", 15.0, 3, 4),))
+    write_csv(path, [evil])
+    raw = path.read_bytes()
+    assert raw.startswith(b"\xef\xbb\xbf")            # UTF-8 with a BOM: Excel reads accents
+    text = raw.decode("utf-8-sig")
+    row = next(csv.DictReader(text.splitlines()[1:], fieldnames=text.splitlines()[0].split(",")))
+    assert row["student_id"] == "'=HYPERLINK(\"http://x\")"          # text, not a formula
+    assert ",11.25," in text                        # numbers stay numbers

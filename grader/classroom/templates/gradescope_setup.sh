@@ -10,7 +10,7 @@ SOURCE="${AUTOGRADER_SOURCE:-$(cd "$(dirname "$0")" && pwd)}"
 VENV="${AUTOGRADER_VENV:-/opt/ttt-grader}"
 
 if [ -f "$SOURCE/grader_config.cfg" ]; then
-    # The instructor's configuration holds the secret: root only.
+    # The instructor's configuration (the rubric's weights): root only.
     chmod 600 "$SOURCE/grader_config.cfg"
 fi
 if [ -n "${AUTOGRADER_SKIP_INSTALL:-}" ]; then
