@@ -19,27 +19,33 @@ square); 2 bad command-line options; 130 interrupted with Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
 import importlib.util
 import os
 import random
 import re
 import sys
+import threading
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping, Sequence, TextIO
+from typing import Iterator, Mapping, Sequence, TextIO
 
 from provided.board import DRAW, EMPTY, PLAYERO, PLAYERX, STRMAP, TTTBoard, switch_player
 from provided.game import IllegalMoveError, MoveFunction, check_legal
+from provided import course
+from provided.perfect import TooLargeError, perfect_move
 
 HUMAN = "human"
 RANDOM = "random"
+PERFECT = "perfect"
 
 EXIT_FINISHED = 0
 EXIT_STOPPED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+THINKING_AFTER = 0.5  # seconds a move function may think before the terminal says so
 
 Move = tuple[int, int]
 
@@ -88,6 +94,7 @@ _PLAYERS_HELP = """\
 PLAYER is one of:
   human                  you type the moves: row and column, counted from 0 (e.g. 1 2)
   random                 a random empty square
+  perfect                never loses: quickest win, longest loss (boards up to 4x4)
   MODULE:FUNCTION        a move function, called as FUNCTION(board, player, trials) and
   FILE.py:FUNCTION       returning (row, col); e.g. student.mm_player:move_wrapper
 """
@@ -96,6 +103,7 @@ _EXAMPLES = """\
   %(prog)s                                     you (X) against a random player (O)
   %(prog)s -x random -o human                  the random player moves first
   %(prog)s -o student.mm_player:move_wrapper   you against a minimax player
+  %(prog)s -o perfect                          you against a player that never loses
   %(prog)s -o ~/hw/mm_player.py:move_wrapper   the same, from a file anywhere
   %(prog)s -n 4 --reverse -x random -o random --seed 7
 """
@@ -173,20 +181,36 @@ def load_move_function(spec: str) -> MoveFunction:
 
 
 def _import(where: str) -> object:
-    """Import a module by dotted name, or a .py file by path."""
+    """Import a module by dotted name, or a .py file by path.
+
+    A file written for the course imports poc_ttt_provided, poc_ttt_gui, codeskulptor...
+    (:mod:`provided.course` provides them) and may start a game when imported: that game
+    is skipped, with a note on stderr, so the game asked for on the command line is played.
+    """
+    calls: list[str] = []
     try:
         if where.endswith(".py"):
             path = Path(where).expanduser()
             if not path.is_file():
                 raise PlayerSpecError(f"there is no file {where!r}")
+            course.install(_source(str(path)))
             # A name of its own, so the file cannot shadow an installed module.
             name = f"_ttt_player_{path.stem}"
             loader_spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(loader_spec)  # type: ignore[arg-type]
             sys.modules[name] = module  # dataclasses and pickling look modules up here
-            loader_spec.loader.exec_module(module)  # type: ignore[union-attr]
-            return module
-        return importlib.import_module(where)
+            with course.paused_games(calls):
+                loader_spec.loader.exec_module(module)  # type: ignore[union-attr]
+        else:
+            found = importlib.util.find_spec(where) if where not in sys.modules else None
+            course.install(_source(found.origin) if found and found.origin else None)
+            with course.paused_games(calls):
+                module = importlib.import_module(where)
+        if calls:
+            games = " and ".join(f"{call}(...)" for call in dict.fromkeys(calls))
+            print(f"note: {where} calls {games} when it is imported; that game was skipped, "
+                  "to play the one asked for here", file=sys.stderr)
+        return module
     except PlayerSpecError:
         raise
     except ModuleNotFoundError as exc:
@@ -200,16 +224,29 @@ def _import(where: str) -> object:
             f"importing {where!r} failed: {type(exc).__name__}: {exc}") from None
 
 
+def _source(path: str) -> str | None:
+    """The text of a Python file, or None (the import will say what is wrong with it)."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def make_player(spec: str, rng: random.Random, name: str | None = None) -> Player:
-    """Turn a command-line player (human, random, module:function) into a :class:`Player`.
+    """Turn a command-line player (human, random, perfect, module:function) into a
+    :class:`Player`.
 
     >>> make_player("random", random.Random(1)).name
     'random'
+    >>> make_player("perfect", random.Random(1)).move_function(TTTBoard(3), PLAYERX, 1)
+    (1, 1)
     """
     if spec == HUMAN:
         return Player(HUMAN)
     if spec == RANDOM:
         return Player(RANDOM, random_player(rng))
+    if spec == PERFECT:
+        return Player(PERFECT, perfect_move)
     return Player(name or spec, load_move_function(spec))
 
 
@@ -322,6 +359,23 @@ def player_to_move(board: TTTBoard) -> int:
     return PLAYERX if marks.count(PLAYERX) <= marks.count(PLAYERO) else PLAYERO
 
 
+@contextlib.contextmanager
+def _thinking_note(text: str, stdout: TextIO) -> Iterator[None]:
+    """Say ``text`` if the block is still running THINKING_AFTER seconds on, for a person
+    watching a terminal (not in a pipe or a file, whose output must not depend on speed)."""
+    isatty = getattr(stdout, "isatty", None)
+    if not (isatty and isatty()):
+        yield
+        return
+    timer = threading.Timer(THINKING_AFTER, lambda: print(text, file=stdout, flush=True))
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+
+
 def play(board: TTTBoard, players: Mapping[int, Player], *, trials: int = 1,
          stdin: TextIO | None = None, stdout: TextIO | None = None) -> GameResult:
     """Play ``board`` to the end, writing the board after every move and the result.
@@ -348,7 +402,8 @@ def play(board: TTTBoard, players: Mapping[int, Player], *, trials: int = 1,
         if side.is_human:
             move = _ask(board, player, stdin, stdout)
         else:
-            move = _machine_move(board, player, side, trials)
+            with _thinking_note(f"{STRMAP[player]} ({side.name}) is thinking...", stdout):
+                move = _machine_move(board, player, side, trials)
             print(f"{STRMAP[player]} ({side.name}) plays {move}", file=stdout)
         board.move(*move, player)
         moves.append(move)
@@ -384,8 +439,9 @@ def run_game(board: TTTBoard, players: Mapping[int, Player], *, trials: int = 1,
     except MoveFunctionError as exc:
         stdout.flush()
         cause = exc.__cause__
-        if isinstance(cause, NotImplementedError):
-            # The unfilled template: its message says what to do; a traceback would not help.
+        if isinstance(cause, (NotImplementedError, TooLargeError)):
+            # The unfilled template, or a board too large for the perfect player: the
+            # message says what to do; a traceback would not help.
             print(f"Game stopped: {exc}", file=stderr)
         else:
             print(f"Game stopped: {exc}", file=stderr)

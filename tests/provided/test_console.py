@@ -191,10 +191,10 @@ def test_bad_player_spec_is_a_usage_error(spec: str, message: str, players_modul
 def test_import_error_inside_the_module_is_named(tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "oldstyle.py"
-    bad.write_text("import poc_ttt_gui\n\ndef move(board, player, trials):\n    return 0, 0\n")
+    bad.write_text("import poc_simpleplot_x\n\ndef move(board, player, trials):\n    return 0, 0\n")
     with pytest.raises(SystemExit):
         main(["-x", f"{bad}:move"], stdout=io.StringIO())
-    assert "failed: No module named 'poc_ttt_gui'" in capsys.readouterr().err
+    assert "failed: No module named 'poc_simpleplot_x'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv", [["-n", "0"], ["--size", "three"], ["--trials", "-1"]])
@@ -252,3 +252,47 @@ def test_ctrl_c_stops_cleanly() -> None:
     assert proc.returncode == 130
     assert b"interrupted (Ctrl-C)" in err
     assert b"Traceback" not in err
+
+
+# ---- files written for the course, slow players, the perfect player's limit --------------
+
+COURSE_FILE = ROOT / "tests" / "submissions" / "course" / "course_template_filled.py"
+
+
+def test_a_course_file_plays_the_game_asked_for_not_its_own() -> None:
+    """It imports poc_ttt_provided and poc_ttt_gui and calls run_gui when imported."""
+    done = python_m(["provided", "-x", f"{COURSE_FILE}:move_wrapper", "-o", "perfect"], "")
+    assert done.returncode == 0, done.stderr
+    assert "calls run_gui(...) when it is imported; that game was skipped" in done.stderr
+    assert f"X ({COURSE_FILE}:move_wrapper) plays (" in done.stdout
+    assert done.stdout.rstrip().endswith("Tie!")   # two perfect players
+    assert "Traceback" not in done.stderr
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def slow_first_empty(board: TTTBoard, player: int, trials: int) -> tuple[int, int]:
+    time.sleep(0.3)
+    return console.first_empty(board, player, trials)
+
+
+@pytest.mark.parametrize("stdout, says", [(Terminal(), True), (io.StringIO(), False)])
+def test_a_slow_move_function_is_said_to_think_in_a_terminal_only(
+        monkeypatch: pytest.MonkeyPatch, stdout: io.StringIO, says: bool) -> None:
+    monkeypatch.setattr(console, "THINKING_AFTER", 0.05)
+    players = {PLAYERX: Player("slow", slow_first_empty),
+               PLAYERO: Player("fast", console.first_empty)}
+    play(TTTBoard(2), players, stdout=stdout)
+    out = stdout.getvalue()
+    assert ("X (slow) is thinking..." in out) is says
+    assert "O (fast) is thinking..." not in out
+
+
+def test_the_perfect_player_on_a_large_board_says_why_without_a_traceback() -> None:
+    status, out, err = run_main(["-n", "5", "-x", "perfect", "-o", "random"])
+    assert status == 1
+    assert "the perfect player cannot solve this 5x5 position" in err
+    assert "Traceback" not in err
