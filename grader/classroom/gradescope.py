@@ -31,7 +31,7 @@ import zipfile
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from grader.suite import writers
 from grader.classroom.discover import submission_in_folder
@@ -166,14 +166,30 @@ def build_autograder(out: Path, options: GradingOptions = GradingOptions(),
     return [name for name, _, _ in entries]
 
 
-def _check_config(config: Path | None, checks: tuple[Path, ...] = ()) -> None:
+def _check_config(config: Path | None, checks: tuple[Path, ...] = ()) -> tuple[str, ...]:
+    """Refuse a configuration the grader would refuse; return its warnings."""
     from grader.suite.config import Config, ConfigError
     if config is not None and not Path(config).is_file():
         raise BuildError(f"no configuration file {config}")
     try:
-        Config.load(config, checks)
+        return Config.load(config, checks).warnings
     except ConfigError as problem:
         raise BuildError(str(problem)) from None
+
+
+def build_warnings(options: GradingOptions, environ: Mapping[str, str] = os.environ
+                   ) -> list[str]:
+    """What the instructor set that the zip does not carry, each said in one sentence.
+
+    >>> build_warnings(GradingOptions(), {"TTT_GRADER_SECRET": "s3cret"})[0][:45]
+    'TTT_GRADER_SECRET is set but not carried: eve'
+    """
+    warnings = list(_check_config(options.config, options.checks))
+    if environ.get("TTT_GRADER_SECRET"):
+        warnings.append("TTT_GRADER_SECRET is set but not carried: every student is asked "
+                        "the same positions, so the grader has no secret any more "
+                        "(unset it to silence this)")
+    return warnings
 
 
 def _write_zip(out: Path, entries: list[tuple[str, bytes, int]]) -> None:
@@ -409,12 +425,15 @@ def _add_subcommands(parser: argparse.ArgumentParser,
 
 def build_command(args: argparse.Namespace) -> int:
     """``python -m grader gradescope build OUT.zip``."""
+    options = GradingOptions.from_args(args)
     try:
-        names = build_autograder(args.out, GradingOptions.from_args(args),
-                                 timeout=args.timeout)
+        warnings = build_warnings(options)
+        names = build_autograder(args.out, options, timeout=args.timeout)
     except (BuildError, OSError) as problem:
         print(f"python -m grader gradescope build: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
+    for warning in warnings:
+        print(f"python -m grader gradescope build: warning: {warning}", file=sys.stderr)
     configured = " (with your configuration)" if CONFIG_NAME in names else ""
     print(f"wrote {args.out}: {len(names)} files{configured}; keep it private: it is the grader")
     print("upload it to Gradescope: Configure Autograder > Zip file upload")

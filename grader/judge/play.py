@@ -70,7 +70,7 @@ def play(client: Player, student: int, opponent: Opponent | None, reverse: bool,
     if not lost:
         return None
     return _lost_game(client, title, moves, reverse, student,
-                      "the game ends " + RESULT[winner])
+                      "the game ended: " + RESULT[winner])
 
 
 def every_reply(client: Player, student: int, reverse: bool,
@@ -113,7 +113,7 @@ def every_reply(client: Player, student: int, reverse: bool,
         failures.append(_lost_game(
             client, title, moves, reverse, student,
             f"{len(lost)} of the {games} games against every possible opponent were lost; "
-            f"this one ends {RESULT[client.solver.winner(final)]}"))
+            f"this one ended: {RESULT[client.solver.winner(final)]}"))
     failures += sorted(stopped, key=lambda failure: not failure.judged)
     return failures[:examples], games
 

@@ -413,6 +413,12 @@ def test_usage_errors(tmp_path: Path) -> None:
     (tmp_path / "class").mkdir()
     empty = run_batch_cli(tmp_path / "class", tmp_path / "out")
     assert empty.returncode == 2 and "no submissions" in empty.stderr
+    # A folder of notes is not a class of one student named "notes".
+    (tmp_path / "class" / "notes.md").write_text("# what to grade\n")
+    notes = run_batch_cli(tmp_path / "class", tmp_path / "out")
+    assert notes.returncode == 2
+    assert "no submissions found in" in notes.stderr and "notes.md" in notes.stderr
+    assert not (tmp_path / "out" / "gradebook.csv").exists()
     help_text = subprocess.run([*GRADER, "batch", "--help"], capture_output=True, text=True)
     assert help_text.returncode == 0
     for words in ("--jobs", "--regrade", "--scheduler", "assignsubmission", "_LATE_",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -85,15 +86,16 @@ def autograder_zip(tmp_path: Path, instructor_config: Path) -> Path:
     return out
 
 
-def fake_autograder(tmp_path: Path, autograder_zip: Path) -> Path:
-    """A /autograder tree: source/ (the zip, unpacked), submission/, results/."""
+def fake_autograder(tmp_path: Path, autograder_zip: Path, **metadata_extra: object) -> Path:
+    """A /autograder tree: source/ (the zip, unpacked), submission/, results/, and
+    submission_metadata.json (with ``metadata_extra`` on top)."""
     root = tmp_path / "autograder"
     with zipfile.ZipFile(autograder_zip) as bundle:
         bundle.extractall(root / "source")
     (root / "submission").mkdir()
     (root / "results").mkdir()
     metadata = {"id": 123456, "users": [{"email": "ada@example.com", "id": 4242,
-                                         "name": "Ada Lovelace"}]}
+                                         "name": "Ada Lovelace"}], **metadata_extra}
     (root / "submission_metadata.json").write_text(json.dumps(metadata))
     return root
 
@@ -166,7 +168,11 @@ def test_a_broken_configuration_is_refused(tmp_path: Path) -> None:
 
 
 def test_run_autograder_grades_the_submission(tmp_path: Path, autograder_zip: Path) -> None:
-    root = fake_autograder(tmp_path, autograder_zip)
+    # Submitted 26 hours after the due date (Gradescope's own format, with offsets).
+    root = fake_autograder(tmp_path, autograder_zip,
+                           created_at="2026-10-02T01:30:00.000000-07:00",
+                           assignment={"due_date": "2026-09-30T23:30:00.000000-07:00",
+                                       "late_due_date": None})
     (root / "submission" / "mm_player.py").write_bytes(CONSTANT.read_bytes())
     (root / "submission" / "README.txt").write_text("my notes")
 
@@ -180,6 +186,18 @@ def test_run_autograder_grades_the_submission(tmp_path: Path, autograder_zip: Pa
     assert extra["student_id"] == "4242"                  # from submission_metadata.json
     assert extra["visibility"] == "categories"            # baked in at build time
     assert "Score:" in done.stdout                        # the report, for the instructor
+    assert extra["late"] is True
+    assert data["output"].startswith("Submitted after the due date: 2026-10-02T01:30-07:00, "
+                                     "26.0 hours after 2026-09-30T23:30-07:00.")
+    # Categories now, the failures in full after the deadline, in tests worth nothing.
+    now = [t for t in data["tests"] if t["visibility"] == "visible"]
+    later = [t for t in data["tests"] if t["visibility"] == "after_due_date"]
+    assert later and all(t["max_score"] == 0 for t in later)
+    assert {t["name"] for t in later} == {f"{t['name']}: the failures in full"
+                                          for t in now if t["status"] == "failed"}
+    assert "mm_move(TTTBoard(" not in json.dumps(now)
+    assert all("mm_move(TTTBoard(" in t["output"] or "TTTBoard(" in t["output"]
+               for t in later)
     # Every student is asked the same positions: the same file graded outside Gradescope,
     # under another id, gets the same score.
     local = subprocess.run([*GRADER, "grade", str(CONSTANT), "--student-id", "someone",
@@ -223,6 +241,31 @@ def test_an_empty_submission_folder(tmp_path: Path, autograder_zip: Path) -> Non
     assert data["score"] == 0 and "empty" in data["output"]
 
 
+def test_lateness_comes_from_the_metadata(tmp_path: Path) -> None:
+    assert gradescope.lateness(tmp_path) == ""                       # no metadata
+    metadata = tmp_path / "submission_metadata.json"
+    metadata.write_text(json.dumps({"created_at": "2026-09-30T22:00:00+00:00",
+                                    "assignment": {"due_date": "2026-09-30T23:00:00+00:00"}}))
+    assert gradescope.lateness(tmp_path) == ""                       # on time
+    metadata.write_text(json.dumps({"created_at": "2026-10-01T00:30:00+00:00",
+                                    "assignment": {"due_date": "2026-09-30T23:00:00+00:00"}}))
+    assert "1.5 hours after" in gradescope.lateness(tmp_path)
+    metadata.write_text(json.dumps({"created_at": "soon", "assignment": {}}))
+    assert gradescope.lateness(tmp_path) == ""                       # unreadable: not late
+
+
+def test_the_build_warns_about_what_it_cannot_carry(tmp_path: Path) -> None:
+    old = tmp_path / "old.cfg"
+    old.write_text("[grader]\nsecret = hush\n")
+    done = subprocess.run([*GRADER, "gradescope", "build", str(tmp_path / "a.zip"),
+                           "--config", str(old)], capture_output=True, text=True,
+                          env={**os.environ, "TTT_GRADER_SECRET": "hush"})
+    assert done.returncode == 0, done.stderr
+    assert "TTT_GRADER_SECRET is set but not carried" in done.stderr
+    assert "[grader] secret" in done.stderr and "ignored" in done.stderr
+    assert (tmp_path / "a.zip").exists()
+
+
 def test_failure_results_follow_the_schema() -> None:
     data = failure_results("The autograder itself failed.", DEFAULT_CFG, "exit status 1")
     check_gradescope_schema(data)
@@ -235,3 +278,57 @@ def test_the_student_id_comes_from_the_metadata(tmp_path: Path) -> None:
     assert gradescope.student_id_from_metadata(tmp_path) == "7"
     (tmp_path / "submission_metadata.json").write_text('{"users": []}')
     assert gradescope.student_id_from_metadata(tmp_path) == "student"
+
+
+def _pip_install(source: Path, target: Path) -> None:
+    """A normal (not editable) install of ``source`` into ``target``, as setup.sh does it
+    (pip builds it in isolation: setuptools comes from the package registry)."""
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps",
+                           "--no-compile", "--target", str(target),
+                           str(source)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_build_works_from_a_normal_install_and_its_zip_installs(tmp_path: Path) -> None:
+    """`pip install .` leaves no setup.cfg beside the packages; the zip must still install."""
+    project = HERE.parent
+    source = tmp_path / "checkout"
+    for name in ("provided", "student", "grader"):
+        shutil.copytree(project / name, source / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for name in ("setup.cfg", "pyproject.toml", "README.md"):
+        shutil.copy(project / name, source / name)
+    installed = tmp_path / "site"
+    _pip_install(source, installed)
+    assert not (installed / "setup.cfg").exists()
+
+    # Run that install alone: -S keeps out the editable install of this checkout (its
+    # finder is set up by a .pth file); PYTHONPATH gives the dependencies, installed first.
+    dependencies = [p for p in sys.path if p.endswith("site-packages")]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(installed), *dependencies])}
+    out = tmp_path / "autograder.zip"
+    done = subprocess.run([sys.executable, "-S", "-c",
+                           "import grader, sys; print(grader.__file__); "
+                           "from grader.cli import main; sys.exit(main(sys.argv[1:]))",
+                           "gradescope", "build", str(out)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(str(installed / "grader")), done.stdout  # not the checkout
+
+    with zipfile.ZipFile(out) as bundle:
+        names = set(bundle.namelist())
+        setup = bundle.read("setup.cfg").decode()
+        bundle.extractall(tmp_path / "source")
+    assert {"setup.cfg", "pyproject.toml", "README.md", "grader/default.cfg",
+            "grader/suite/pytest.ini", "grader/classroom/templates/gradescope_setup.sh",
+            "grader/sandbox/inside/worker.py", "provided/course.py"} <= names
+    for requirement in ("pytest", "pytest-timeout", "tqdm", "pylint"):
+        assert f"    {requirement}\n" in setup, requirement
+
+    # What setup.sh does on Gradescope: install the zip's source, data files included.
+    on_gradescope = tmp_path / "gradescope-site"
+    _pip_install(tmp_path / "source", on_gradescope)
+    for data in ("grader/default.cfg", "grader/suite/pytest.ini",
+                 "grader/classroom/templates/gradescope_run_autograder",
+                 "provided/course.py", "student/mm_player.py"):
+        assert (on_gradescope / data).is_file(), data

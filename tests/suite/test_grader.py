@@ -89,6 +89,13 @@ def test_feedback_shows_a_pasteable_call_expected_received_and_why(graded):
 def test_a_lost_game_is_shown_as_its_moves(graded):
     _, output, results = graded["bug_opponent_move"]
     assert "game:" in output and "moves: 1. X (" in output
+    # The turning point as a call to paste, the best moves there, and the refutation.
+    assert "move_wrapper(TTTBoard(3, False, [[" in output
+    assert "expected one of the moves" in output or "expected the move" in output
+    assert "it was lost here: after " in output and "but best play gives" in output
+    failures = [f for item in results["extra_data"]["items"] if item["name"] == "game play"
+                for f in item["failures"]]
+    assert failures and all(f["call"].startswith("move_wrapper(TTTBoard(") for f in failures)
 
 
 def test_a_timeout_names_the_position_the_limit_and_the_policy(graded):
@@ -134,7 +141,16 @@ def test_results_json_has_gradescopes_shape_and_our_details(graded):
 
 @pytest.mark.parametrize("make, words", [
     (lambda tmp: tmp / "missing.py", "there is no file"),
-    (lambda tmp: tmp, "folder"),
+    (lambda tmp: tmp, "is a folder"),
+])
+def test_a_typo_in_the_path_is_a_usage_error_not_a_grade(tmp_path, make, words):
+    done = run_grader("grade", str(make(tmp_path)), "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 2
+    assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert done.stdout == "" and not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize("make, words", [
     (lambda tmp: _write(tmp / "empty.py", b""), "empty"),
     (lambda tmp: _write(tmp / "binary.py", b"\x00\x01\x02"), "binary"),
     (lambda tmp: _write(tmp / "latin.py", "x = 'caf\xe9'\n".encode("latin-1")), "UTF-8"),
@@ -181,6 +197,8 @@ def test_no_arguments_prints_help_and_grades_the_template():
     assert "usage: python -m grader" in done.stdout
     assert "not written yet" in done.stdout
     assert "Score: 0" in done.stdout
+    assert len(done.stdout.splitlines()) <= 100      # a screen or two, not one per check
+    assert "landlock" not in done.stdout.lower()     # the sandbox's details are not the student's
 
 
 def test_usage_errors_exit_2():
@@ -234,8 +252,13 @@ def test_before_the_deadline_failures_show_only_their_category(tmp_path):
     assert done.returncode == 0
     assert "wrong score" in done.stdout
     assert "mm_move(TTTBoard(" not in done.stdout and "why:" not in done.stdout
-    results = (tmp_path / "r.json").read_text()
-    assert "mm_move(TTTBoard(" not in results
+    results = json.loads((tmp_path / "r.json").read_text())
+    now = [t for t in results["tests"] if t["visibility"] == "visible"]
+    later = [t for t in results["tests"] if t["visibility"] == "after_due_date"]
+    assert "mm_move(TTTBoard(" not in json.dumps([now, results["extra_data"], results["output"]])
+    # After the deadline Gradescope shows the companion tests: the calls, in full.
+    assert [t["name"] for t in later] == ["scores: the failures in full"]
+    assert "mm_move(TTTBoard(" in later[0]["output"] and "why:" in later[0]["output"]
     header, row = (tmp_path / "row.csv").read_text(encoding="utf-8-sig").splitlines()
     assert header.startswith("student_id,score") and "scores" in header
     assert row.startswith("bug_sign_error_o,")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 
@@ -239,7 +240,8 @@ def test_gradescope_results_follow_the_schema(make, visibility):
     result = make()
     data = gradescope_results(result, visibility)
     check_gradescope(data)
-    assert [test["name"] for test in data["tests"]] == [item.name for item in result.items]
+    graded = [test["name"] for test in data["tests"] if test["visibility"] == "visible"]
+    assert graded == [item.name for item in result.items]
     assert data["stdout_visibility"] == "hidden"
 
 
@@ -259,14 +261,44 @@ def test_gradescope_tests_carry_their_part_of_the_report():
     assert all(test["visibility"] == "visible" for test in data["tests"])
 
 
-def test_gradescope_categories_keep_positions_out_of_the_whole_file():
+def test_gradescope_categories_keep_positions_out_of_what_students_see_before_the_deadline():
     data = gradescope_results(failing(), visibility="categories")
-    dumped = json.dumps(data)
+    now = [test for test in data["tests"] if test["visibility"] == "visible"]
+    dumped = json.dumps({"output": data["output"], "tests": now, "extra": data["extra_data"]})
     assert "mm_move(" not in dumped and "play_game(" not in dumped
     assert "O | O" not in dumped and WHY not in dumped and NOTE not in dumped
     tests = {test["name"]: test for test in data["tests"]}
     assert "4 wrong score, 1 illegal move" in tests["scores"]["output"]
     assert tests["scores"]["score"] == 17.5
+
+
+def test_gradescope_categories_show_the_failures_in_full_after_the_deadline():
+    data = gradescope_results(failing(), visibility="categories")
+    later = {test["name"]: test for test in data["tests"]
+             if test["visibility"] == "after_due_date"}
+    # One companion for each item that failed, worth nothing, with the full feedback.
+    assert set(later) == {"scores: the failures in full", "game play: the failures in full"}
+    assert CALL in later["scores: the failures in full"]["output"]
+    assert WHY in later["scores: the failures in full"]["output"]
+    assert "moves: 1. X (0, 0)" in later["game play: the failures in full"]["output"]
+    assert all(test["score"] == test["max_score"] == 0 for test in later.values())
+    assert data["score"] == gradescope_results(failing())["score"]
+    check_gradescope(data)
+
+
+def test_gradescope_full_feedback_needs_no_companions():
+    data = gradescope_results(failing())
+    assert all(test["visibility"] == "visible" for test in data["tests"])
+    assert len(data["tests"]) == len(failing().items)
+
+
+def test_the_leaderboard_is_offered_for_a_correct_submission_only():
+    timed = dataclasses.replace(perfect(), timing={"empty_board_cpu_seconds": 2.34567})
+    board = gradescope_results(timed, leaderboard=True)["leaderboard"]
+    assert board == [{"name": "empty board, CPU s", "value": 2.3457, "order": "asc"}]
+    assert "leaderboard" not in gradescope_results(timed)          # an option, off by default
+    assert "leaderboard" not in gradescope_results(perfect(), leaderboard=True)  # not timed
+    check_gradescope(gradescope_results(timed, leaderboard=True))
 
 
 def test_gradescope_extra_data_has_times_counts_and_items():
