@@ -15,6 +15,8 @@ The output folder (``grader.classroom.state``)::
     DIR/logs/ID.log        what the grader said when it could not grade a submission
     DIR/gradebook.csv      one row per submission (see grader.classroom.gradebook)
     DIR/summary.html       the class summary page (see grader.classroom.summary)
+    DIR/similarity.csv     with ``similarity``: pairs that share code (grader.classroom.similarity)
+    DIR/similarity/        ...and the most similar pairs side by side
     DIR/.work/             scratch space: the unzipped submissions, grading in progress
 """
 
@@ -34,6 +36,7 @@ from grader.classroom import gradebook, summary
 from grader.classroom.discover import Submission
 from grader.classroom.run import (DEFAULT_TIMEOUT, GRACE_SECONDS, Attempt, GradingOptions, Job,
                                   Runner)
+from grader.classroom.similarity import Similarity, SimilarityOptions, compare_and_write
 from grader.classroom.state import OutputFolder, Plan, plan_batch, row_for
 from grader.suite import writers
 
@@ -43,12 +46,14 @@ _write_text = writers.write_text_atomic
 
 @dataclass(frozen=True)
 class BatchOptions:
-    """How a batch runs: where it writes, what it regrades, how long a run may take."""
+    """How a batch runs: where it writes, what it regrades, how long a run may take, and
+    whether it compares the submissions' code (never a grade: see ``similarity``)."""
 
     out: Path
     grading: GradingOptions = GradingOptions()
     regrade: bool = False
     timeout: float | None = DEFAULT_TIMEOUT
+    similarity: SimilarityOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,7 @@ class BatchOutcome:
     failed: tuple[str, ...] = ()     # student ids whose grading run failed (no result)
     interrupted: bool = False
     rows: tuple[gradebook.Row, ...] = field(default=(), repr=False)
+    similarity: Similarity | None = field(default=None, repr=False)
 
     @property
     def exit_code(self) -> int:
@@ -108,7 +114,9 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
 
     Setting ``stop`` (a signal handler's job) or Ctrl-C (KeyboardInterrupt) stops
     the batch: nothing more starts, the running grading runs are stopped, and
-    the gradebook and summary are written for what is done.
+    the gradebook and summary are written for what is done. With
+    ``options.similarity``, the submissions' code is compared first (before any
+    grading: the summary page lists the most similar pairs from the start).
 
         folder = Path("grades")
         found, _ = find_submissions(Path("class.zip"), folder / ".work")
@@ -119,7 +127,15 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
     with folder.locked():
         folder.prepare()
         plan = plan_batch(submissions, folder, options.regrade)
-        state = _BatchState(folder, submissions, progress or _Silent(), len(plan.to_grade))
+        found = None
+        if options.similarity is not None and not stop.is_set():
+            try:
+                found = compare_and_write(folder.root, _sources(submissions),
+                                          options.similarity)
+            except KeyboardInterrupt:
+                stop.set()
+        state = _BatchState(folder, submissions, progress or _Silent(), len(plan.to_grade),
+                            found)
         state.write_books()
         state.progress.started(plan)
         try:
@@ -151,7 +167,14 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
             shutil.rmtree(folder.pending, ignore_errors=True)
     failed = tuple(sorted(sid for sid in state.failures if sid not in state.graded))
     return BatchOutcome(plan, tuple(state.graded), failed, stop.is_set(),
-                        tuple(state.rows[submission.student_id] for submission in submissions))
+                        tuple(state.rows[submission.student_id] for submission in submissions),
+                        found)
+
+
+def _sources(submissions: list[Submission]) -> dict[str, Path]:
+    """The file of every submission that can be read as source, by student id."""
+    return {submission.student_id: submission.path for submission in submissions
+            if submission.path is not None and submission.problem is None}
 
 
 def _submit(runner: Runner, job: Job) -> concurrent.futures.Future:
@@ -167,8 +190,10 @@ class _BatchState:
     """The books of a running batch, and the grading runs it waits for."""
 
     def __init__(self, folder: OutputFolder, submissions: list[Submission],
-                 progress: Progress, total: int) -> None:
+                 progress: Progress, total: int,
+                 similar: Similarity | None = None) -> None:
         self.folder = folder
+        self.similarity = similar
         self.submissions = submissions
         self.progress = progress
         self.total = total
@@ -228,7 +253,8 @@ class _BatchState:
         ordered = [self.rows[submission.student_id] for submission in self.submissions]
         gradebook.write_gradebook(self.folder.gradebook, ordered)
         summary.write_summary(self.folder.summary, ordered,
-                                title=f"Class summary: {self.folder.root.resolve().name}")
+                                title=f"Class summary: {self.folder.root.resolve().name}",
+                                similarity=self.similarity)
 
 
 def _parse(text: str | None) -> dict[str, Any] | None:

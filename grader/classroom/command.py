@@ -18,6 +18,7 @@ from grader.classroom.discover import find_submissions
 from grader.classroom.unpack import SubmissionsError
 from grader.classroom.progress import ConsoleProgress
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions, LocalRunner, Runner
+from grader.classroom import similarity
 from grader.classroom.state import BatchLockedError, OutputFolder
 
 
@@ -37,7 +38,8 @@ single folder, that folder holds the class. Duplicate ids, empty folders, binary
 and non-.py files are reported as "not graded: why", never fatal.
 
 output: DIR/results/ID.json (Gradescope results), DIR/reports/ID.txt (text
-report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ID.log (grader failures).
+report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ID.log (grader failures);
+with --similarity, DIR/similarity.csv and DIR/similarity/pair-NNN.html.
 Run the same command again after an interruption: what is done is kept.
 
 exit status: 0 done, 1 some grading runs failed (run again to retry them),
@@ -45,9 +47,10 @@ exit status: 0 done, 1 some grading runs failed (run again to retry them),
 
 examples:
   python -m grader batch submissions/ --out grades
-  python -m grader batch moodle-download.zip --out grades --jobs 4 --config secret.cfg
+  python -m grader batch moodle-download.zip --out grades --jobs 4 --config rubric.cfg
   python -m grader batch canvas.zip --out grades --regrade --visibility categories
   python -m grader batch class/ --out grades --scheduler tcp://10.0.0.5:8786
+  python -m grader batch class/ --out grades --similarity=known-solutions/
 """
 
 
@@ -77,6 +80,19 @@ def register(commands: argparse._SubParsersAction,
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                         help="stop a grading run that takes longer than this many wall "
                              "seconds and report it (default: %(default)g; 0: no limit)")
+    parser.add_argument(
+        "--similarity", nargs="?", const=True, type=Path, metavar="FOLDER",
+        help="also compare the code of every pair of submissions, and of each with the .py "
+             "files in FOLDER (known solutions: earlier terms', public ones; subfolders "
+             "too; never compared with each other), with copydetect (pip install "
+             "'ttt-minimax[similarity]'); the handout's template, names, strings and "
+             "comments do not count. The summary page lists the pairs where either "
+             f"file has at least {similarity.LISTED_SCORE * 100:g}%% of its code in the other "
+             f"and they share at least {similarity.LISTED_TOKENS} tokens (runs of "
+             f"{similarity.NOISE_TOKENS} or more; at most {similarity.MAX_LISTED} "
+             "pairs), each linked to a side-by-side page; DIR/similarity.csv has every "
+             "pair that shares code. Grades do not change. Write it after SUBMISSIONS, "
+             "or as --similarity=FOLDER")
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bar or line per submission: only the summary")
     add_grading_options(parser)
@@ -87,6 +103,11 @@ def batch_command(args: argparse.Namespace) -> int:
     """``python -m grader batch``: the front end (prints; the rest of this module does not)."""
     if args.jobs < 1:
         print("python -m grader batch: error: --jobs must be 1 or more", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        compared = _similarity_options(args.similarity)
+    except similarity.SimilarityError as problem:
+        print(f"python -m grader batch: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     folder = OutputFolder(args.out)
     try:
@@ -104,7 +125,8 @@ def batch_command(args: argparse.Namespace) -> int:
               "(see --help)", file=sys.stderr)
         return EXIT_USAGE
     options = BatchOptions(out=args.out, grading=GradingOptions.from_args(args),
-                           regrade=args.regrade, timeout=args.timeout or None)
+                           regrade=args.regrade, timeout=args.timeout or None,
+                           similarity=compared)
     from grader.suite.config import Config, ConfigError
     try:       # a bad configuration would fail every grading run: say so once, now
         config = Config.load(options.grading.config, options.grading.checks)
@@ -129,6 +151,8 @@ def batch_command(args: argparse.Namespace) -> int:
     stop = threading.Event()
     previous = _stop_on_signals(stop)
     progress = ConsoleProgress(quiet=args.quiet)
+    if compared is not None and not args.quiet:
+        print("comparing the submissions' code (--similarity)", file=sys.stderr, flush=True)
     try:
         outcome = run_batch(submissions, options, runner, progress, stop)
     except BatchLockedError as problem:
@@ -141,6 +165,18 @@ def batch_command(args: argparse.Namespace) -> int:
             signal.signal(signum, handler)
     print(closing_lines(outcome, folder), file=sys.stderr)
     return outcome.exit_code
+
+
+def _similarity_options(value: Path | bool | None) -> similarity.SimilarityOptions | None:
+    """``--similarity [FOLDER]`` checked: None when absent; SimilarityError when copydetect
+    is missing or FOLDER is not a folder of .py files."""
+    if value is None:
+        return None
+    similarity.require_copydetect()
+    known = value if isinstance(value, Path) else None
+    if known is not None:
+        similarity.known_solutions(known)
+    return similarity.SimilarityOptions(known=known)
 
 
 def _stop_on_signals(stop: threading.Event) -> dict[int, Any]:
@@ -172,4 +208,8 @@ def closing_lines(outcome: BatchOutcome, folder: OutputFolder) -> str:
             lines.append(f"  {row.student_id}: {row.status}")
     lines.append(f"gradebook: {folder.gradebook}")
     lines.append(f"summary:   {folder.summary}")
+    if outcome.similarity is not None:
+        listed = len(outcome.similarity.listed)
+        lines.append(f"similarity: {listed} pair{'s' * (listed != 1)} listed in the summary; "
+                     f"every pair that shares code: {folder.root / similarity.CSV_NAME}")
     return "\n".join(lines)

@@ -1,8 +1,9 @@
 """The class summary page: one HTML file that works offline, its charts as inline SVG.
 
 Score histogram, how often each rubric item failed (and how often it got no answer), the
-slowest submissions, what was not run or not graded and why, and every submission's
-scores. It reads gradebook rows; nothing here grades or prints.
+slowest submissions, what was not run or not graded and why, the most similar pairs of
+submissions (when the batch compared them) and every submission's scores. It reads
+gradebook rows; nothing here grades or prints.
 
 >>> from grader.classroom.gradebook import Row, not_graded_row
 >>> "<svg" in summary_html([not_graded_row("bob", "empty folder"), Row("alice", "graded", 80.0, 100.0)])
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
+from grader.classroom import similarity as similar
 from grader.classroom.gradebook import NO_ANSWER, NOT_GRADED, Row, cell, item_names
 from grader.suite import writers
 
@@ -168,12 +170,14 @@ svg .count, svg .tick, svg .label { text-anchor: middle; } svg .name { text-anch
 """
 
 
-def summary_html(rows: Sequence[Row], title: str = "Class summary") -> str:
+def summary_html(rows: Sequence[Row], title: str = "Class summary",
+                 similarity: similar.Similarity | None = None) -> str:
     """The class summary page: one self-contained HTML file, charts as inline SVG.
 
     Shows the score histogram, the failure rate of each rubric item, the
     slowest submissions by the student's CPU time, what was not run or not
-    graded and why, and every submission's scores.
+    graded and why, the most similar pairs (with ``similarity``; their
+    side-by-side pages are beside the summary) and every submission's scores.
     """
     stats = ClassStats.of(rows)
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
@@ -197,6 +201,8 @@ def summary_html(rows: Sequence[Row], title: str = "Class summary") -> str:
         out.append('<p class="muted">No submission could be run yet.</p>')
     out += _not_graded_section(rows, stats)
     out += _slowest_section(rows)
+    if similarity is not None:
+        out += similarity_section(similarity)
     out += _all_rows_section(rows)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
@@ -293,10 +299,56 @@ def _all_rows_section(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
+def similarity_section(found: similar.Similarity) -> list[str]:
+    """The "Most similar pairs" section: the listed pairs, each with its two scores and a
+    link to its side-by-side page.
+
+    >>> pair = similar.Pair("alice", "bob", 0.97, 0.95, 300, page="similarity/pair-001.html")
+    >>> '<a href="similarity/pair-001.html">' in "".join(similarity_section(
+    ...     similar.Similarity((pair,), submissions=2, known=0)))
+    True
+    """
+    known = (f" and with {found.known} known solutions from {_e(found.known_folder)}"
+             if found.known_folder else "")
+    lines = ['<h2 id="similarity">Most similar pairs</h2>',
+             f'<p class="muted">{found.submissions} submissions compared with each '
+             f"other{known} by copydetect; the handout's template, names, strings and "
+             "comments do not count. A score is the share of one file's code found in the "
+             f"other. Listed: either score at least {similar.LISTED_SCORE:.0%} and at "
+             f"least {similar.LISTED_TOKENS} tokens in common (at most "
+             f'{similar.MAX_LISTED}); every pair that shares code is in '
+             f'<a href="{similar.CSV_NAME}">{similar.CSV_NAME}</a>. '
+             "Similarity changes no grade: it says where to look.</p>"]
+    if found.unread:
+        lines.append(f'<p class="muted">Not compared: {_e("; ".join(found.unread))}</p>')
+    listed = found.listed
+    if not listed:
+        closest = (f" (the closest: {_e(found.pairs[0].first)} and "
+                   f"{_e(_second(found.pairs[0]))}, {found.pairs[0].score:.0%})"
+                   if found.pairs else "")
+        return lines + [f'<p class="muted">No pair is that similar{closest}.</p>']
+    lines.append('<table><tr><th class="num">#</th><th>student</th><th class="num">score</th>'
+                 '<th>similar to</th><th class="num">score</th><th class="num">tokens</th>'
+                 "<th>side by side</th></tr>")
+    for rank, pair in enumerate(listed, start=1):
+        lines.append(f'<tr><td class="num">{rank}</td><td>{_e(pair.first)}</td>'
+                     f'<td class="num">{pair.first_score:.0%}</td>'
+                     f'<td>{_e(_second(pair))}</td><td class="num">{pair.second_score:.0%}</td>'
+                     f'<td class="num">{pair.tokens}</td>'
+                     f'<td><a href="{_e(pair.page)}">view</a></td></tr>')
+    lines.append("</table>")
+    return lines
+
+
+def _second(pair: similar.Pair) -> str:
+    return f"known: {pair.second}" if pair.known else pair.second
+
+
 def _e(text: object) -> str:
     return html.escape(str(text), quote=True)
 
 
-def write_summary(path: Path, rows: Sequence[Row], title: str = "Class summary") -> None:
+def write_summary(path: Path, rows: Sequence[Row], title: str = "Class summary",
+                  similarity: similar.Similarity | None = None) -> None:
     """Write :func:`summary_html` to ``path`` atomically."""
-    writers.write_text_atomic(path, summary_html(rows, title))
+    writers.write_text_atomic(path, summary_html(rows, title, similarity))
