@@ -23,6 +23,7 @@ from typing import Callable, Protocol
 
 import grader
 from grader.classroom.discover import Submission
+from grader.sandbox.cpu import CPU_VARIABLE
 
 GRADER_HOME = Path(grader.__file__).resolve().parent.parent  # where `python -m grader` runs
 MAX_OUTPUT_BYTES = 1024 * 1024            # what we keep of a grading run's stdout and stderr
@@ -104,12 +105,14 @@ class Attempt:
 def run_grade(submission: Path, student_id: str, options: GradingOptions, scratch: Path,
               timeout: float | None = DEFAULT_TIMEOUT,
               should_stop: Callable[[], bool] = lambda: False,
-              grace: float = GRACE_SECONDS) -> Attempt:
+              grace: float = GRACE_SECONDS, slot: int | None = None) -> Attempt:
     """Grade one submission in a ``python -m grader grade`` subprocess; never raises for it.
 
     The subprocess writes into ``scratch`` (a folder of its own); on a timeout
     or when ``should_stop()`` turns true it gets SIGTERM (it then closes its
-    sandbox and writes what it has), and SIGKILL ``grace`` seconds later.
+    sandbox and writes what it has), and SIGKILL ``grace`` seconds later. ``slot``: which
+    of the runs going on at once this is, so each runs on a CPU of its own
+    (``grader.sandbox.cpu``).
     """
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
@@ -119,8 +122,10 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     timed_out = stopped = False
     with open(scratch / "stdout", "wb") as stdout, open(scratch / "stderr", "wb") as stderr:
         try:
+            env = None if slot is None else {**os.environ, CPU_VARIABLE: str(slot)}
             process = subprocess.Popen(argv, cwd=GRADER_HOME, stdin=subprocess.DEVNULL,
                                        stdout=stdout, stderr=stderr, start_new_session=True,
+                                       env=env,
                                        preexec_fn=functools.partial(_die_with_parent,
                                                                     os.getpid()))
         except OSError as problem:
@@ -217,6 +222,12 @@ class Runner(Protocol):
         """Release everything (threads, connections)."""
 
 
+def _slot() -> int | None:
+    """Which thread of a LocalRunner's pool this is ("grade_1" -> 1)."""
+    suffix = threading.current_thread().name.rpartition("_")[2]
+    return int(suffix) if suffix.isdigit() else None
+
+
 class LocalRunner:
     """Runs ``jobs`` grading subprocesses at a time on this machine.
 
@@ -238,7 +249,7 @@ class LocalRunner:
             return Attempt(submission.student_id, None, None, stopped=True)
         assert submission.path is not None
         return run_grade(submission.path, submission.student_id, job.options, job.scratch,
-                         job.timeout, self._stop.is_set)
+                         job.timeout, self._stop.is_set, slot=_slot())
 
     def stop(self) -> None:
         self._stop.set()

@@ -66,6 +66,7 @@ from pathlib import Path
 
 from grader.judge.position import Position
 from grader.sandbox.clock import Late, Watch
+from grader.sandbox.cpu import pick_cpu, pin
 from grader.sandbox.errors import SandboxError
 from grader.sandbox.layers import describe_layers, others_can_read, want_bwrap
 from grader.sandbox.limits import Limits
@@ -106,6 +107,7 @@ class Sandbox:
         self._closed = False
         self._bwrap = False
         self._uid: int | None = None    # the sandbox's own uid (root only)
+        self._cpu: int | None = None    # the one CPU its workers run on (grader.sandbox.cpu)
         self._name = ""
         self._lines: list[str] = []
 
@@ -132,6 +134,7 @@ class Sandbox:
             self._bwrap = want_bwrap(self.use_bwrap)
             self._name = _safe_name(self.submission.name)
             self._uid = pick_uid() if os.geteuid() == 0 else None
+            self._cpu = pick_cpu()
             self._resources.box = _make_box(self._name, source, self._uid)
             self._spawn()
         except BaseException:
@@ -222,6 +225,7 @@ class Sandbox:
                 worker = self._resources.reference = self._start_worker()
                 self._ask(worker, reference_request(Position.empty(2)), first=True)
                 worker.find_pid()
+                pin(worker.clock.pid, self._cpu)
             self._time_reference(worker)
         except (Late, Broken, TimingError, SandboxError) as exc:
             if self._resources.reference is not None:
@@ -249,6 +253,7 @@ class Sandbox:
             # also warms the interpreter up for the timed ones.
             hello = self._ask(worker, reference_request(Position.empty(2)), first=True)
             worker.find_pid()
+            pin(worker.clock.pid, self._cpu)   # before anything is timed
             if not self.isolation:
                 self.isolation = describe_layers(hello, self._bwrap, self.limits)
             if calibrate:

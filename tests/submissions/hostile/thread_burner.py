@@ -4,7 +4,8 @@ itself.
 
 Expected: a call is charged the CPU time of its whole process while it runs (every
 thread); CPU burnt between calls is charged to no call. So the sleeping call is stopped by
-its CPU limit, read from outside: it costs that call ("other sizes",
+its CPU limit, read from outside (or, when other processes share its CPU, by its active
+time, the thread getting less than the whole CPU): it costs that call ("other sizes",
 "time" and "board untouched" lose a check). The other calls are charged the thread's CPU
 too while they run, so a long one may run out of time as well (how the two threads share
 the GIL decides): no promise about the other items. Every restart ends the thread; the

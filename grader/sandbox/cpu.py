@@ -1,0 +1,70 @@
+"""Which CPU a sandbox's processes run on: one, the same for the reference and the student.
+
+On a virtual machine the CPUs do not run at the same speed (another guest may share a
+core with one of them), and the speed of each changes from minute to minute. A limit is a
+ratio of two CPU times: the reference's and the student's. Measured on two different CPUs,
+that ratio moves with whichever CPU each process happened to land on (a correct-but-slow
+file scored differently one run in twenty). Measured on the same CPU, both times move
+together and the ratio stays put. So every worker of a sandbox (the student's, its
+restarts, the reference worker) is pinned to one CPU, chosen when the sandbox starts.
+
+``TTT_GRADER_CPU`` chooses it (``batch`` gives each of its ``--jobs`` slots its own, so
+two grading runs do not share a CPU while another is idle); otherwise the CPU the grader
+runs on now.
+
+>>> pick_cpu({0}) is None          # one CPU: nothing to choose
+True
+>>> pick_cpu({0, 1}, {"TTT_GRADER_CPU": "3"})   # slot 3 of 2 CPUs
+1
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Mapping
+
+CPU_VARIABLE = "TTT_GRADER_CPU"
+
+
+def allowed_cpus() -> set[int]:
+    """The CPUs this process may run on."""
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not Linux
+        return set()
+
+
+def pick_cpu(allowed: set[int] | None = None,
+             environ: Mapping[str, str] = os.environ) -> int | None:
+    """The CPU to pin a sandbox's workers to, or None when there is no choice to make."""
+    allowed = allowed_cpus() if allowed is None else allowed
+    if len(allowed) < 2:
+        return None
+    ordered = sorted(allowed)
+    slot = environ.get(CPU_VARIABLE, "")
+    if slot.isdigit():
+        return ordered[int(slot) % len(ordered)]
+    now = current_cpu()
+    return now if now in allowed else ordered[0]
+
+
+def current_cpu() -> int | None:
+    """The CPU this process last ran on (``/proc/self/stat``'s processor field), or None."""
+    try:
+        with open("/proc/self/stat", "rb") as file:
+            fields = file.read().rpartition(b")")[2].split()
+        return int(fields[36])   # field 39 of proc(5); the first two precede the ")"
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def pin(pid: int, cpu: int | None) -> bool:
+    """Keep process ``pid`` (and the processes it starts from now on) on ``cpu``; say
+    whether it worked (a process that has gone, or a system without affinity: no harm)."""
+    if cpu is None:
+        return False
+    try:
+        os.sched_setaffinity(pid, {cpu})
+    except (AttributeError, OSError):
+        return False
+    return True
