@@ -345,7 +345,7 @@ def failure_results(message: str, config: Path | None = None,
         weights = {"submission": 0.0}
     tests = [{"name": name, "score": 0.0, "max_score": float(points), "status": "failed",
               "output": message, "output_format": "text", "visibility": "visible"}
-             for name, points in weights.items()]
+             for name, points in weights.items() if points]   # 0 points: the item is off
     return {"score": 0.0, "execution_time": 0, "output": message, "output_format": "text",
             "stdout_visibility": "hidden", "tests": tests,
             "extra_data": {"load_error": message, "note": instructor_note}}

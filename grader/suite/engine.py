@@ -53,7 +53,8 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
     base = dict(submission=str(submission), student_id=options.student_id)
     sandbox = Sandbox(submission)
     try:
-        nothing = tuple(ItemResult(name, points) for name, points in weights.items())
+        # An item with 0 points is off: it shows only when it checked something.
+        nothing = tuple(ItemResult(name, points) for name, points in weights.items() if points)
         # The positions and their tree sizes are worked out while the sandbox starts (it
         # mostly waits for its process): a fifth of a second of every grade.
         with ThreadPoolExecutor(max_workers=1) as pool:
@@ -74,7 +75,8 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
         plugin = GradingPlugin(client, hidden)
         assert sandbox.calibration is not None  # a started sandbox has timed the reference
         with _deferred_interrupts(sandbox):
-            exit_code = _run_pytest(plugin, options, policy.budget_seconds(sandbox.calibration))
+            exit_code = _run_pytest([plugin, RunFacts(Path(submission), weights)], options,
+                                    policy.budget_seconds(sandbox.calibration))
         items = _items(plugin, weights)
         grader_error = None
         if exit_code == pytest.ExitCode.INTERRUPTED or client.interrupted:
@@ -145,7 +147,25 @@ def _timing(client: StudentClient, sandbox: Sandbox) -> dict:
     return data
 
 
-def _run_pytest(plugin: GradingPlugin, options: GradeOptions, budget: float) -> int:
+class RunFacts:
+    """Fixtures about the run itself, for rubric tests that do not ask the student's code:
+    ``submission`` (the file graded: read it, never import it) and ``rubric_points`` (each
+    item's points, so that an item that is off, 0 points, can skip its work)."""
+
+    def __init__(self, submission: Path, points: dict[str, float]) -> None:
+        self._submission = submission
+        self._points = dict(points)
+
+    @pytest.fixture(scope="session")
+    def submission(self) -> Path:
+        return self._submission
+
+    @pytest.fixture(scope="session")
+    def rubric_points(self) -> dict[str, float]:
+        return dict(self._points)
+
+
+def _run_pytest(plugins: list[object], options: GradeOptions, budget: float) -> int:
     # The backstop is for the grader's own bugs: the budget stops slow students first.
     backstop = int(budget * 3 + 300)
     args = [str(SUITE), *map(str, options.checks),
@@ -155,7 +175,7 @@ def _run_pytest(plugin: GradingPlugin, options: GradeOptions, budget: float) -> 
             # These two run gc.collect() around every test: a tenth of a second for nothing.
             "-p", "no:unraisableexception", "-p", "no:threadexception",
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    return pytest.main(args, plugins=[plugin])
+    return pytest.main(args, plugins=plugins)
 
 
 def _items(plugin: GradingPlugin, weights: dict[str, float]) -> tuple[ItemResult, ...]:
@@ -164,6 +184,8 @@ def _items(plugin: GradingPlugin, weights: dict[str, float]) -> tuple[ItemResult
     for name in names:
         record = plugin.records.get(name)
         error = _last_line(plugin.errors[name]) if name in plugin.errors else None
+        if not weights.get(name) and error is None and record is not None and not record.total:
+            continue  # 0 points and nothing checked: the item is off (style by default)
         if record is None:
             error = error or "no test in the suite scores this item"
             items.append(ItemResult(name, weights.get(name, 0.0), error=error))
@@ -175,5 +197,16 @@ def _items(plugin: GradingPlugin, weights: dict[str, float]) -> tuple[ItemResult
 
 
 def _last_line(text: str) -> str:
-    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    """What went wrong, in a line: the exception of a pytest traceback (its last "E" block
+    starts with it; the traceback itself ends with only the place), else the last line.
+
+    >>> _last_line("    raise StyleError(why)\\nE   StyleError: pylint failed\\n\\n"
+    ...            "style.py:9: StyleError")
+    'StyleError: pylint failed'
+    """
+    raw = str(text).splitlines()
+    for index in range(len(raw) - 1, -1, -1):
+        if raw[index].startswith("E   ") and (index == 0 or not raw[index - 1].startswith("E   ")):
+            return raw[index][1:].strip()
+    lines = [line.strip() for line in raw if line.strip()]
     return lines[-1] if lines else "unknown error"

@@ -109,12 +109,32 @@ def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{count} {category}" for category, count in counts.items())
 
 
+def is_deduction(failure: Failure) -> bool:
+    """A deduction about the file itself (the ``style`` item's): a line of it, what is wrong
+    and what to do, with no call and no answer. It shows no hidden position, so every
+    visibility shows it in full.
+
+    >>> is_deduction(Failure("invalid-name", "line 3: C0103 invalid-name: ...", "", ""))
+    True
+    """
+    return not failure.expected and not failure.received
+
+
+def _deductions_only(failures: Iterable[Failure]) -> bool:
+    """Failures that are all deductions (and some): the report shows every one, in full."""
+    failures = list(failures)
+    return bool(failures) and all(map(is_deduction, failures))
+
+
 def failure_line(failure: Failure) -> str:
-    """The course grader's line: a call to paste, then what was expected and received.
+    """The course grader's line: a call to paste, then what was expected and received
+    (a deduction: its line alone).
 
     >>> failure_line(Failure("wrong score", "mm_move(b, PLAYERX)", "score 0", "(1, (2, 2))"))
     'mm_move(b, PLAYERX) expected score 0 but received (1, (2, 2))'
     """
+    if is_deduction(failure):
+        return failure.call
     if failure.expected:
         return f"{failure.call} expected {failure.expected} but received {failure.received}"
     return f"{failure.call} received {failure.received}"
@@ -149,6 +169,8 @@ def _summary_line(result: GradeResult, item: ItemResult) -> str:
         return f"{lost}: not checked, the grader failed on this item"
     if item.total == 0:
         return f"{lost}: nothing was checked"
+    if _deductions_only(item.failures):
+        return f"{lost}: {_plural(item.failed, 'deduction')}"
     unjudged = _counts_text(category_counts(f for f in item.failures if not f.judged))
     if item.failed == 0:
         return f"{lost}: {NO_ANSWER} on {item.no_answer} of {item.total} checks ({unjudged})"
@@ -183,7 +205,9 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
                      "and the instructor should report it.")
         lines.append(f"  grader error: {item.error}")
     failures = judged_first(item.failures)
-    if visibility == "categories":
+    if _deductions_only(failures):
+        examples = len(failures)   # each is a line of the student's own file: all of them
+    elif visibility == "categories":
         if failures:
             lines.append(f"{item.name}: {_counts_text(category_counts(failures))}")
             lines.append(_HIDDEN_NOTE)

@@ -50,7 +50,8 @@ def test_each_mistake_is_refused_naming_the_key_and_what_is_allowed(tmp_path, te
 
 def test_a_partial_rubric_changes_only_its_items(tmp_path):
     config = Config.load(config_file(tmp_path, "[rubric]\nscores = 30\n"))
-    assert list(config.weights) == DEFAULT_ITEMS
+    assert list(config.weights) == DEFAULT_ITEMS + ["style"]   # style: 0 points, off
+    assert config.weights["style"] == 0
     assert config.weights["scores"] == 30 and config.weights["moves"] == 20
     assert sum(config.weights.values()) == 115
 
