@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence, TextIO
 
-from provided.board import DRAW, EMPTY, PLAYERO, PLAYERX, STRMAP, TTTBoard, switch_player
-from provided.game import IllegalMoveError, MoveFunction, check_legal
+from provided.board import EMPTY, PLAYERO, PLAYERX, STRMAP, TTTBoard, switch_player
+from provided.game import IllegalMoveError, MoveFunction, check_legal, result_text
 from provided import course
 from provided.perfect import TooLargeError, perfect_move
 
@@ -267,20 +267,6 @@ def draw_board(board: TTTBoard) -> str:
         if row != dim - 1:
             lines.append("   " + "+".join(["---"] * dim))
     return "\n".join(line.rstrip() for line in lines)
-
-
-def result_text(winner: int, last_mover: int) -> str:
-    """The course's last line of a game; when the last mover lost, the reverse rule is why.
-
-    >>> result_text(PLAYERO, last_mover=PLAYERX)
-    'O wins! (X completed a line, which loses in the reverse game)'
-    """
-    if winner == DRAW:
-        return "Tie!"
-    text = f"{STRMAP[winner]} wins!"
-    if winner != last_mover:
-        text += f" ({STRMAP[last_mover]} completed a line, which loses in the reverse game)"
-    return text
 
 
 # "1 2", "1,2", "(1, 2)", "[1, 2]"

@@ -15,6 +15,20 @@ from provided.board import DRAW, PLAYERO, PLAYERX, STRMAP, TTTBoard, switch_play
 MoveFunction = Callable[[TTTBoard, int, int], tuple[int, int]]
 
 
+def result_text(winner: int, last_mover: int) -> str:
+    """The course's last line of a game; when the last mover lost, the reverse rule is why.
+
+    >>> result_text(PLAYERO, last_mover=PLAYERX)
+    'O wins! (X completed a line, which loses in the reverse game)'
+    """
+    if winner == DRAW:
+        return "Tie!"
+    text = f"{STRMAP[winner]} wins!"
+    if winner != last_mover:
+        text += f" ({STRMAP[last_mover]} completed a line, which loses in the reverse game)"
+    return text
+
+
 class IllegalMoveError(ValueError):
     """A move function chose a square that is off the board, taken, or not a (row, col) pair."""
 

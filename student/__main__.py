@@ -67,7 +67,7 @@ def _play(argv: list[str], window: bool = False) -> int:
     """A game against the student's player, in the terminal or (``window``) in a window."""
     config = GUI if window else PLAY
     if window:
-        from provided.gui import gui_main, gui_parser  # only the window needs tkinter's module
+        from provided.gui.command import gui_main, gui_parser  # tkinter only for the window
     parser = gui_parser(config) if window else console.build_parser(config)
     try:
         args = parser.parse_args(argv)

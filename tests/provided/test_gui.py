@@ -21,7 +21,8 @@ import pytest
 import provided.gui as gui
 from provided import EMPTY, PLAYERO, PLAYERX, TTTBoard
 from provided.console import ConsoleConfig
-from provided.gui import GuiGame, gui_main, layout, run_gui
+from provided.gui import GuiGame, layout, run_gui
+from provided.gui.command import gui_main
 
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOT = Path(tempfile.gettempdir()) / "ttt_gui_screenshot.png"

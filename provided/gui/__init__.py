@@ -9,7 +9,8 @@ you click squares for the other side. X moves first::
 
     run_gui(3, PLAYERO, move_wrapper, 1, False)   # you are X; returns when the window closes
 
-or from a terminal, with the options of console play (``python -m provided --help``)::
+or from a terminal, with the options of console play (``python -m provided --help``;
+the command line is :mod:`provided.gui.command`)::
 
     python -m provided.gui -o student.mm_player:move_wrapper
     python -m provided.gui -n 4 --reverse -x random -o human
@@ -37,30 +38,21 @@ True
 
 from __future__ import annotations
 
-import argparse
 import gc
 import importlib
 import os
-import random
 import sys
 import threading
 import traceback
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 from provided.board import EMPTY, PLAYERO, PLAYERX, STRMAP, TTTBoard, switch_player
-from provided.console import (HUMAN, ConsoleConfig, PlayerSpecError, build_parser,
-                              make_player, result_text)
-from provided.game import IllegalMoveError, MoveFunction, check_legal
+from provided.game import IllegalMoveError, MoveFunction, check_legal, result_text
 
-__all__ = ["run_gui", "gui_main", "GuiGame", "GuiUnavailable", "Layout", "layout"]
+__all__ = ["run_gui", "GuiGame", "GuiUnavailable", "Layout", "layout"]
 
 Move = tuple[int, int]
-
-EXIT_CLOSED = 0
-EXIT_UNAVAILABLE = 1
-EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130
 
 CONSOLE_HINT = "play in the terminal instead with python -m student"
 
@@ -624,86 +616,3 @@ def _show(tk: Any, game: GuiGame, ai_function: MoveFunction, ntrials: int) -> No
             root.destroy()
         except tk.TclError:
             pass  # already destroyed: the window was closed
-
-
-# -- python -m provided.gui, python -m student gui --------------------------------------
-
-_EPILOG = """\
-PLAYER is one of:
-  human                  you click the squares
-  random                 a random empty square
-  MODULE:FUNCTION        a move function, called as FUNCTION(board, player, trials) and
-  FILE.py:FUNCTION       returning (row, col); e.g. student.mm_player:move_wrapper
-Exactly one side is human: you play it in the window, against the other.
-
-examples:
-  %(prog)s -o student.mm_player:move_wrapper
-      you (X) against a minimax player
-  %(prog)s -x student.mm_player:move_wrapper -o human
-      the minimax player moves first
-  %(prog)s -n 4 --reverse -o random
-      a reverse 4x4 game against a random player
-
-exit status: 0 the window was closed; 1 no window can be opened here (the message
-says what to install); 2 bad options.
-"""
-
-
-def gui_parser(config: ConsoleConfig = ConsoleConfig()) -> argparse.ArgumentParser:
-    """Console play's options (:func:`provided.console.build_parser`), with the window's help.
-
-    >>> "you click the squares" in gui_parser().format_help()
-    True
-    """
-    parser = build_parser(config)
-    parser.description = ("Play Tic-Tac-Toe in a window: you click the squares of one side, "
-                          "a move function plays the other.")
-    parser.epilog = _EPILOG
-    return parser
-
-
-def gui_main(argv: Sequence[str] | None = None, config: ConsoleConfig = ConsoleConfig()) -> int:
-    """Parse console play's options, open the window, and return an exit status.
-
-    The options are :func:`provided.console.build_parser`'s (``-n``, ``--reverse``,
-    ``-x``, ``-o``, ``--seed``, ``--trials``); exactly one player must be ``human``.
-    Returns 0 when the window was closed, 1 when no window can be opened (the reason on
-    stderr), 2 for bad options (usage on stderr), 130 on Ctrl-C.
-    """
-    parser = gui_parser(config)
-    try:
-        args = parser.parse_args(argv)
-        humans = [p for p, spec in ((PLAYERX, args.playerx), (PLAYERO, args.playero))
-                  if spec == HUMAN]
-        if len(humans) != 1:
-            both = "both X and O are" if humans else "neither X nor O is"
-            parser.error(f"the window needs one human player (who clicks) and one machine "
-                         f"player, but {both} human: set -x or -o (console play takes any "
-                         "mix of players)")
-        ai_player = switch_player(humans[0])
-        spec = args.playerx if ai_player == PLAYERX else args.playero
-        # Like `python -m`, find modules in the current folder (an installed script does not).
-        if "" not in sys.path and os.getcwd() not in sys.path:
-            sys.path.insert(0, os.getcwd())
-        rng = random.Random(args.seed)
-        try:
-            machine = make_player(spec, rng, config.names.get(spec))
-        except PlayerSpecError as exc:
-            option = "-x/--playerx" if ai_player == PLAYERX else "-o/--playero"
-            parser.error(f"argument {option}: {exc}")
-    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
-        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
-    try:
-        _run(args.size, ai_player, machine.move_function,  # type: ignore[arg-type]
-             args.trials, args.reverse, machine.name)
-    except GuiUnavailable as exc:
-        print(exc, file=sys.stderr)
-        return EXIT_UNAVAILABLE
-    except KeyboardInterrupt:
-        print("\nstopped: interrupted (Ctrl-C).", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return EXIT_CLOSED
-
-
-if __name__ == "__main__":
-    raise SystemExit(gui_main(config=ConsoleConfig(prog="python -m provided.gui")))
