@@ -219,6 +219,27 @@ class Sandbox:
             self.start()
             assert self.calibration is not None
             return self.calibration
+        self._in_reference_worker(self._time_reference)
+        assert self.calibration is not None
+        return self.calibration
+
+    def reference_seconds(self, position: Position, wall: float = 0.0) -> float:
+        """The reference's CPU time for a search of ``position``, timed now, from outside,
+        in the reference worker (on the student's CPU; it never loads the submission).
+        It may take ``wall`` seconds (at least ``Limits.load_seconds``)."""
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if not self._started:
+            self.start()
+
+        def time_one(worker: "Worker") -> float:
+            before = worker.clock.cpu()
+            self._ask(worker, reference_request(position), wall=wall)
+            return worker.clock.cpu() - before
+        return self._in_reference_worker(time_one)
+
+    def _in_reference_worker(self, job):
+        """``job(worker)`` in the reference worker, started (and pinned) if need be."""
         worker = self._resources.reference
         try:
             if worker is None:
@@ -226,14 +247,12 @@ class Sandbox:
                 self._ask(worker, reference_request(Position.empty(2)), first=True)
                 worker.find_pid()
                 pin(worker.clock.pid, self._cpu)
-            self._time_reference(worker)
+            return job(worker)
         except (Late, Broken, TimingError, SandboxError) as exc:
             if self._resources.reference is not None:
                 self._resources.reference.stop()
                 self._resources.reference = None
             raise SandboxError(f"the reference worker failed: {exc}") from None
-        assert self.calibration is not None
-        return self.calibration
 
     # -- internals -----------------------------------------------------------------------
 
@@ -294,10 +313,11 @@ class Sandbox:
         raise LoadError("exit", "the worker sent an unexpected answer while importing the "
                         "submission")
 
-    def _ask(self, worker: "Worker", request: dict, first: bool = False) -> dict:
+    def _ask(self, worker: "Worker", request: dict, first: bool = False,
+             wall: float = 0.0) -> dict:
         """One request before the submission is loaded; with ``first``, return the hello."""
         token = secrets.token_hex(8)
-        deadline = time.monotonic() + self.limits.load_seconds
+        deadline = time.monotonic() + max(wall, self.limits.load_seconds)
         worker.send(dict(request, tok=token))
         hello = worker.receive(token, deadline) if first else {}
         answer = worker.receive(token, deadline)

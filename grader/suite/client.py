@@ -2,11 +2,13 @@
 
 Every call goes through the sandbox with the limit of its tier (``grader.timing.pacing``); an
 answer is judged at once and cached (a position is asked once per run, whichever rubric
-item asks). A call near its limit is measured again: one that ran out of CPU time, or the
-call that decides its tier when it used more than half its limit, is made a second time
-right after the reference is timed again (``grader.timing.policy``), and the second measurement
-decides. So the machine's speed at that moment, not at the start, sets the limit, and a
-moment of load cannot cost a point.
+item asks). A call near its limit (one that ran out of CPU time, or the call that decides
+its tier when it used more than half its limit) is measured again, carefully: up to
+``ROUNDS`` times, each time between two timings of the reference on the tier's hardest
+position, on the same CPU, and each round is within or over the limit those two timings
+set; the majority decides. So the limit and the call are measured at the same moment, on
+the same work, and one disturbed measurement (a burst of load, a slower moment of a
+virtual CPU) cannot change a verdict: it takes two of three.
 
     with Sandbox(path) as sandbox:
         client = StudentClient(sandbox, Solver(), TimePolicy(), planned=positions)
@@ -28,7 +30,9 @@ from grader.sandbox import Reply, Sandbox
 from grader.judge.solver import Solver
 from grader.timing.policy import TimePolicy
 
-NEAR = 0.5   # a decisive call that used this share of its limit is measured again
+NEAR = 0.5       # a decisive call that used this share of its limit is measured again
+ROUNDS = 3       # a call measured again is measured up to this many times: the majority decides
+HEADROOM = 1.25  # how far past its limit a round may run, so that it ends on either side of it
 SPEED_HINT = ("Look for repeated work (copying more than the board, searching a position "
               "twice), or a search that does not stop at finished boards.")
 
@@ -40,7 +44,7 @@ class CallStats:
     calls: int = 0           # calls made, second measurements included
     cpu_seconds: float = 0.0
     timeouts: int = 0        # calls that ran out of time (twice, when measured again)
-    retries: int = 0         # calls measured a second time
+    retries: int = 0         # calls measured again, carefully (ROUNDS)
     presumed: int = 0        # calls not made: their tier, or a smaller one, was too slow
     not_run: int = 0         # calls not made: the budget was spent
 
@@ -127,11 +131,13 @@ class StudentClient:
                                        "during this call")
         retried = False
         if reply is not None and self._near_limit(reply, limit, tier, position):
-            self.sandbox.calibrate()
-            again, again_limit = self._attempt(function, position, tier)
+            again = self._remeasure(function, position, tier)
+            if self.interrupted:
+                return None, self._not_run(position, function, "the grading run was "
+                                           "interrupted during this call")
             if again is not None:
                 self.stats.retries += 1
-                reply, limit, retried = again, again_limit, True
+                reply, limit, retried = again.reply, again.limit, True
         if reply is None:
             return None, self._not_run(position, function, self._budget_why(limit))
         if reply.status == "ok":
@@ -161,10 +167,40 @@ class StudentClient:
         return (reply.status == "ok" and not self.pacing.decided(tier)
                 and reply.cpu_seconds >= NEAR * limit)
 
-    def _attempt(self, function: str, position: Position,
-                 tier: Tier) -> tuple[Reply | None, float]:
-        """One call with its tier's limit, or (None, limit) if the budget is spent: before
-        the call, or during it (it was stopped where the budget ended, not at its limit)."""
+    def _remeasure(self, function: str, position: Position, tier: Tier) -> "Remeasured | None":
+        """Measure the call in rounds, each between two timings of the reference on the
+        tier's hardest position, until a majority of ``ROUNDS`` is within or over the limit
+        they set. None if the budget ran out first (or the run was interrupted)."""
+        yardstick = self.pacing.yardstick(tier, position)
+        factor = self.policy.factor
+        calibration = self.sandbox.calibration
+        assert calibration is not None
+        # Wall time the reference may take: generous, a busy machine may halve its speed.
+        wall = 20 * calibration.seconds(yardstick.dim, self.pacing.nodes(yardstick))
+        before = self.sandbox.reference_seconds(yardstick, wall)
+        within: list[tuple[Reply, float]] = []
+        over: list[tuple[Reply, float]] = []
+        while max(len(within), len(over)) <= ROUNDS // 2:
+            reply, _ = self._attempt(function, position, tier, HEADROOM * factor * before)
+            if reply is None or self.interrupted:
+                return None
+            after = self.sandbox.reference_seconds(yardstick, wall)
+            limit = factor * (before + after) / 2
+            before = after
+            if reply.status not in ("ok", "timeout"):
+                return Remeasured(reply, limit)   # it raised or crashed: that is its answer
+            if reply.status == "ok" and reply.cpu_seconds <= limit:
+                within.append((reply, limit))
+            else:
+                over.append((_late(function, reply, limit), limit))
+        votes = within if len(within) > len(over) else over
+        return Remeasured(*votes[-1])
+
+    def _attempt(self, function: str, position: Position, tier: Tier,
+                 limit: float | None = None) -> tuple[Reply | None, float]:
+        """One call with its tier's limit (or ``limit``), or (None, limit) if the budget is
+        spent: before the call, or during it (it was stopped where the budget ended, not at
+        its limit)."""
         started, restarts = time.monotonic(), self.sandbox.restarts
         problem = self.sandbox.ready()
         calibration = self.sandbox.calibration
@@ -173,7 +209,8 @@ class StudentClient:
             self.pacing.charge(calibration, time.monotonic() - started)
         if problem is not None:
             return Reply("crash", None, 0.0, None, "", problem), 0.0
-        limit = self.pacing.limit(calibration, tier, position)
+        if limit is None:
+            limit = self.pacing.limit(calibration, tier, position)
         left = self.pacing.left_seconds(calibration)
         if left <= 0:
             return None, limit
@@ -196,8 +233,9 @@ class StudentClient:
 
     def _timeout(self, position: Position, function: str, tier: Tier, reply: Reply,
                  limit: float, retried: bool, decides: bool) -> Failure:
-        again = (" It ran out of time again when measured a second time, in a fresh process "
-                 "after the reference was timed again." if retried else "")
+        again = (f" It was measured again, up to {ROUNDS} times, each time between two "
+                 "timings of the reference on the same positions, on the same CPU: it was "
+                 "over the limit in most of them." if retried else "")
         rest = (f" It was the hardest of the {tier.describe()}, so the others, and positions "
                 "with more empty squares, were not asked: each counts as too slow."
                 if decides else "")
@@ -209,7 +247,7 @@ class StudentClient:
     def _presumed(self, position: Position, function: str, tier: Tier,
                   slow: TooSlow) -> Failure:
         what = "sleeping or waiting" if slow.waited else "computing"
-        twice = " (twice: it was measured again)" if slow.retried else ""
+        twice = " (in most of the times it was measured)" if slow.retried else ""
         why = (f"not asked: {slow.call} was still {what} when its limit of {slow.limit:.2f} "
                f"s ran out{twice}; it is the hardest of the {slow.tier.describe()}, and a "
                f"search on this position, with at least as many empty squares, takes longer. "
@@ -261,6 +299,23 @@ class StudentClient:
             return None, failed_call(position, MOVE_WRAPPER, "illegal move",
                                      "an empty square", repr(reply.answer), why)
         return move, None
+
+
+@dataclass(frozen=True)
+class Remeasured:
+    """The verdict of a careful measurement: a reply of the majority, and its limit."""
+
+    reply: Reply
+    limit: float
+
+
+def _late(function: str, reply: Reply, limit: float) -> Reply:
+    """A round over its limit as a timeout, whether it answered late or was stopped."""
+    how = (f"it answered after {reply.cpu_seconds:.2f} s" if reply.status == "ok"
+           else f"it was stopped after {reply.cpu_seconds:.2f} s")
+    return replace(reply, status="timeout", answer=None, board_after=None,
+                   error=f"{function} used more than its limit of {limit:.2f} s of CPU "
+                         f"time ({how})")
 
 
 def _first_line(text: str) -> str:

@@ -73,7 +73,7 @@ class TooSlow:
     tier: Tier
     call: str          # the call that ran out of time, to paste
     limit: float       # its limit, in CPU seconds
-    retried: bool      # it ran out of time twice (the reference was timed again between)
+    retried: bool      # measured again, beside the reference on the same position
     waited: bool       # it was sleeping or waiting, not computing
 
 
@@ -84,10 +84,11 @@ class Pacing:
                  planned: Iterable[Position] = ()) -> None:
         self.policy = policy
         self.solver = solver
-        self.hardest: dict[tuple[int, bool, int], int] = {}
+        self.hardest: dict[tuple[int, bool, int], Position] = {}
         for position in planned:
             key = self._key(position)
-            self.hardest[key] = max(self.hardest.get(key, 0), self.nodes(position))
+            if key not in self.hardest or self.nodes(position) > self.nodes(self.hardest[key]):
+                self.hardest[key] = position
         self.passed: set[Tier] = set()
         self.too_slow: dict[Tier, TooSlow] = {}
         self.crashes: dict[Tier, int] = {}   # crashes before any call of the tier answered
@@ -119,10 +120,15 @@ class Pacing:
             families.index((p.dim, bool(p.reverse))), self._key(p)[2], -self.nodes(p),
             p.cells, p.player))
 
+    def yardstick(self, tier: Tier, position: Position) -> Position:
+        """The hardest position of ``tier`` (``position`` itself if it is harder): the
+        one whose reference search sets the tier's limit."""
+        hardest = self.hardest.get((tier.dim, tier.reverse, tier.empties), position)
+        return hardest if self.nodes(hardest) > self.nodes(position) else position
+
     def tier_nodes(self, tier: Tier, position: Position) -> int:
         """Nodes of the reference's search of the hardest position of ``tier``."""
-        return max(self.hardest.get((tier.dim, tier.reverse, tier.empties), 0),
-                   self.nodes(position))
+        return self.nodes(self.yardstick(tier, position))
 
     def limit(self, calibration: Calibration, tier: Tier, position: Position) -> float:
         """The CPU seconds a call on ``position`` may take: its tier's limit."""

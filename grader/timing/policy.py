@@ -3,9 +3,10 @@
 The yardstick is the *reference*: a plain minimax (clone at every step, no pruning) on a
 board written like the course's original (``grader.worker.CourseBoard``: ``check_win``
 builds lists of lines), the slowest approach a student reasonably writes. The sandbox
-times it in the student's own worker process, before the submission is loaded, and again
-whenever a call has run out of CPU time, so that the limits and the calls they judge see
-the same machine and the same load. The solver counts exactly how many nodes the
+times it on the student's CPU, before the submission is loaded, and, for a call near its
+limit, on the tier's hardest position just before and after each new measurement of that
+call (``grader.suite.client``), so that the limits and the calls they judge see the same
+machine and the same load. The solver counts exactly how many nodes the
 reference visits for any position, so its time for a position is known without running it.
 
 A call's limit is ``factor`` times the reference's time for the hardest position of its

@@ -712,6 +712,13 @@ def test_the_reference_is_timed_before_any_student_code_and_again_on_demand(
         assert reference is not None and reference is not box._resources.worker
         box.calibrate()
         assert box._resources.reference is reference and box.calibrations == 3
+        # The reference on any position, in the same worker: about its nodes' worth of time
+        # (the 4x4 endgame of the calibration: 1,609 nodes; the empty 2x2 board: 81).
+        from grader.timing.policy import REFERENCE_4X4
+        endgame = box.reference_seconds(REFERENCE_4X4)
+        assert 0.2 < endgame / again.seconds(4, 1_609) < 5
+        assert box.reference_seconds(Position.empty(2)) < endgame
+        assert box._resources.reference is reference
 
 
 def test_killing_one_sandbox_by_its_mark_spares_the_others(tmp_path: Path,
