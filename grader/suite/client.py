@@ -33,6 +33,7 @@ from grader.timing.policy import TimePolicy
 NEAR = 0.5       # a decisive call that used this share of its limit is measured again
 ROUNDS = 3       # a call measured again is measured up to this many times: the majority decides
 HEADROOM = 1.25  # how far past its limit a round may run, so that it ends on either side of it
+RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two reference timings
 SPEED_HINT = ("Look for repeated work (copying more than the board, searching a position "
               "twice), or a search that does not stop at finished boards.")
 
@@ -73,6 +74,7 @@ class StudentClient:
         self.wrapper_answers: dict[Position, tuple[Move | None, Failure | None]] = {}
         self.calls: list[CallRecord] = []                     # one per function and position
         self.interrupted = False
+        self._calibrated_at = 0.0   # the budget spent when the reference was last timed
 
     def run_plan(self) -> None:
         """Ask ``mm_move`` about every planned position, in the pacing's order."""
@@ -203,6 +205,11 @@ class StudentClient:
         its limit)."""
         started, restarts = time.monotonic(), self.sandbox.restarts
         problem = self.sandbox.ready()
+        if self.pacing.spent - self._calibrated_at >= RECALIBRATE_EVERY:
+            # The machine's speed drifts (load comes and goes): limits and the budget
+            # follow it, as the calls do.
+            self.sandbox.calibrate()
+            self._calibrated_at = self.pacing.spent
         calibration = self.sandbox.calibration
         assert calibration is not None  # a started sandbox has timed the reference
         if self.sandbox.restarts != restarts:  # after a crash or a timeout: the student's cost

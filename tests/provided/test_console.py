@@ -236,8 +236,11 @@ def test_python_m_provided_end_of_input() -> None:
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 def test_ctrl_c_stops_cleanly() -> None:
+    # SIGINT as a terminal delivers it, even when the suite runs in a shell's background
+    # (which starts it with SIGINT ignored, and Python then never raises KeyboardInterrupt).
     proc = subprocess.Popen([sys.executable, "-m", "provided"], cwd=ROOT, stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         seen = b""
         deadline = time.monotonic() + 30
@@ -249,7 +252,7 @@ def test_ctrl_c_stops_cleanly() -> None:
     finally:
         proc.kill()
         proc.wait()
-    assert proc.returncode == 130
+    assert proc.returncode == 130, err
     assert b"interrupted (Ctrl-C)" in err
     assert b"Traceback" not in err
 

@@ -503,6 +503,13 @@ def cpu_seconds(pids) -> float:
     return total / os.sysconf("SC_CLK_TCK")
 
 
+def hear_ctrl_c() -> None:
+    """In the child, before Python starts: SIGINT as a terminal delivers it. A suite run in
+    the background of a shell (``pytest &``) inherits SIGINT ignored, and Python then never
+    raises KeyboardInterrupt for it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("mode", [
     pytest.param("bwrap", marks=pytest.mark.skipif(not bwrap_available(), reason=NO_BWRAP)),
     "fallback"])
@@ -527,7 +534,8 @@ def test_an_interrupted_grader_exits_130_with_a_report_and_leaves_nothing(
     proc = subprocess.Popen([sys.executable, "-m", "grader", "grade", str(submission),
                              "--json", str(report)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, start_new_session=True)
+                            stderr=subprocess.PIPE, env=env, start_new_session=True,
+                            preexec_fn=hear_ctrl_c)
 
     def sandbox() -> set[int]:  # the grader's own command line holds the marker too
         return set(marked(marker)) - {proc.pid}

@@ -133,13 +133,17 @@ def test_every_position_of_a_tier_gets_the_limit_of_its_hardest():
 class FakeSandbox:
     """A sandbox whose student answers correctly in ``ratio`` times the reference's time,
     give or take ``noise``, or sleeps ``sleeps`` seconds in every call. The calls whose
-    index (in ``log``) is in ``flukes`` take half their time (a faster moment of the CPU)."""
+    index (in ``log``) is in ``flukes`` take half their time (a faster moment of the CPU).
+    After ``slower_after`` calls, the machine runs at half speed: the reference and the
+    calls alike."""
 
     def __init__(self, ratio: float = 1.0, noise: float = 0.0, seed: int = 0,
                  sleeps: float | None = None, interrupt_after: int | None = None,
-                 crashes=lambda position: False, flukes: frozenset[int] = frozenset()) -> None:
+                 crashes=lambda position: False, flukes: frozenset[int] = frozenset(),
+                 slower_after: int | None = None) -> None:
         self.ratio, self.noise, self.sleeps, self.crashes = ratio, noise, sleeps, crashes
         self.flukes = flukes
+        self.slower_after = slower_after
         self.references: list[Position] = []   # positions the reference was timed on
         self.waits = sleeps is not None
         self.random = random.Random(seed)
@@ -152,14 +156,21 @@ class FakeSandbox:
     def ready(self) -> None:
         return None
 
+    def speed(self) -> float:
+        """How many times longer everything takes now than at the start."""
+        slower = self.slower_after is not None and len(self.log) >= self.slower_after
+        return 2.0 if slower else 1.0
+
     def calibrate(self) -> Calibration:
         self.calibrations += 1
+        self.calibration = Calibration(CALIBRATION.per_node_3x3 * self.speed(),
+                                       CALIBRATION.ratio_4x4)
         return self.calibration
 
     def reference_seconds(self, position: Position, wall: float = 0.0) -> float:
         self.references.append(position)
         nodes = SOLVER.tree_size(position) if SOLVER.winner(position) is None else 1
-        return CALIBRATION.seconds(position.dim, nodes) * (
+        return CALIBRATION.seconds(position.dim, nodes) * self.speed() * (
             1 + self.random.uniform(-self.noise, self.noise))
 
     def call(self, function: str, position: Position, cpu_limit: float,
@@ -173,6 +184,7 @@ class FakeSandbox:
         nodes = SOLVER.tree_size(position) if SOLVER.winner(position) is None else 1
         seconds = self.ratio * CALIBRATION.seconds(position.dim, nodes) * (
             1 + self.random.uniform(-self.noise, self.noise))
+        seconds *= self.speed()
         if len(self.log) - 1 in self.flukes:
             seconds /= 2
         if self.sleeps is not None:
@@ -269,6 +281,18 @@ def test_one_disturbed_measurement_never_changes_a_verdict(ratio):
                                positions=positions)
         assert time_failures(disturbed) == time_failures(steady), fluke
         assert disturbed.pacing.too_slow.keys() == steady.pacing.too_slow.keys()
+
+
+def test_the_limits_and_the_budget_follow_the_machine_when_it_slows_down():
+    # At 60% of every limit; after 200 calls the machine runs at half speed (another job
+    # started). The reference is timed again as the student's CPU time goes by, so the
+    # limits and the budget's unit slow down with the calls: nothing is too slow and the
+    # budget is spent as on a steady machine.
+    steady = grade_with(FakeSandbox(ratio=3))
+    slowed = grade_with(FakeSandbox(ratio=3, slower_after=200))
+    assert slowed.sandbox.speed() == 2.0 and slowed.sandbox.calibrations > 1
+    assert time_failures(slowed) == time_failures(steady) == []
+    assert slowed.pacing.spent == pytest.approx(steady.pacing.spent, rel=0.15)
 
 
 def test_a_sleeper_costs_a_few_limits_not_hundreds():
