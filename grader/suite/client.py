@@ -3,12 +3,14 @@
 Every call goes through the sandbox with the limit of its tier (``grader.timing.pacing``); an
 answer is judged at once and cached (a position is asked once per run, whichever rubric
 item asks). A call near its limit (one that ran out of CPU time, or the call that decides
-its tier when it used more than half its limit) is measured again, carefully: up to
-``ROUNDS`` times, each time between two timings of the reference on the tier's hardest
-position, on the same CPU, and each round is within or over the limit those two timings
-set; the majority decides. So the limit and the call are measured at the same moment, on
-the same work, and one disturbed measurement (a burst of load, a slower moment of a
-virtual CPU) cannot change a verdict: it takes two of three.
+its tier when it used more than half its limit) is measured again, carefully: each new
+round runs between two timings of the reference on the tier's hardest position, on the
+same CPU, and is within or over the limit those two timings set; the first measurement
+and the rounds vote, and two of three decide. So one disturbed measurement (a burst of
+load, a slower moment of a virtual CPU) cannot change a verdict. The rounds are the
+grader's own checking: they are not charged to the student's budget, but have an
+allowance of their own (``VERIFY``), after which the votes so far decide (a tie in the
+student's favour).
 
     with Sandbox(path) as sandbox:
         client = StudentClient(sandbox, Solver(), TimePolicy(), planned=positions)
@@ -31,8 +33,10 @@ from grader.judge.solver import Solver
 from grader.timing.policy import TimePolicy
 
 NEAR = 0.5       # a decisive call that used this share of its limit is measured again
-ROUNDS = 3       # a call measured again is measured up to this many times: the majority decides
+ROUNDS = 3       # votes on a call measured again (the first measurement's included)
 HEADROOM = 1.25  # how far past its limit a round may run, so that it ends on either side of it
+VERIFY = 20.0    # the rounds' allowance, in empty-board searches of the reference (not the
+                 # student's budget: whether a call is near a limit must not cost its grade)
 RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two reference timings
 SPEED_HINT = ("Look for repeated work (copying more than the board, searching a position "
               "twice), or a search that does not stop at finished boards.")
@@ -75,6 +79,7 @@ class StudentClient:
         self.calls: list[CallRecord] = []                     # one per function and position
         self.interrupted = False
         self._calibrated_at = 0.0   # the budget spent when the reference was last timed
+        self.verify_spent = 0.0     # the careful measurements' rounds, in VERIFY's unit
 
     def run_plan(self) -> None:
         """Ask ``mm_move`` about every planned position, in the pacing's order."""
@@ -133,7 +138,7 @@ class StudentClient:
                                        "during this call")
         retried = False
         if reply is not None and self._near_limit(reply, limit, tier, position):
-            again = self._remeasure(function, position, tier)
+            again = self._remeasure(function, position, tier, reply, limit)
             if self.interrupted:
                 return None, self._not_run(position, function, "the grading run was "
                                            "interrupted during this call")
@@ -169,25 +174,36 @@ class StudentClient:
         return (reply.status == "ok" and not self.pacing.decided(tier)
                 and reply.cpu_seconds >= NEAR * limit)
 
-    def _remeasure(self, function: str, position: Position, tier: Tier) -> "Remeasured | None":
-        """Measure the call in rounds, each between two timings of the reference on the
-        tier's hardest position, until a majority of ``ROUNDS`` is within or over the limit
-        they set. None if the budget ran out first (or the run was interrupted)."""
+    def _remeasure(self, function: str, position: Position, tier: Tier, first: Reply,
+                   first_limit: float) -> "Remeasured | None":
+        """Vote on the call: its first measurement, then rounds, each between two timings
+        of the reference on the tier's hardest position, until two of ``ROUNDS`` agree or
+        the allowance is spent (a tie then goes to the student). None if interrupted, or
+        if the allowance could not pay for a single round."""
         yardstick = self.pacing.yardstick(tier, position)
         factor = self.policy.factor
         calibration = self.sandbox.calibration
         assert calibration is not None
+        unit = calibration.empty_board_seconds
         # Wall time the reference may take: generous, a busy machine may halve its speed.
         wall = 20 * calibration.seconds(yardstick.dim, self.pacing.nodes(yardstick))
-        before = self.sandbox.reference_seconds(yardstick, wall)
         within: list[tuple[Reply, float]] = []
         over: list[tuple[Reply, float]] = []
+        (within if first.status == "ok" else over).append((first, first_limit))
+        before: float | None = None
         while max(len(within), len(over)) <= ROUNDS // 2:
-            reply, _ = self._attempt(function, position, tier, HEADROOM * factor * before)
+            cost = (HEADROOM + 2 / factor) * first_limit   # a round, two reference timings
+            if self.verify_spent + cost / unit > VERIFY:
+                break
+            if before is None:
+                before = self.sandbox.reference_seconds(yardstick, wall)
+            reply, _ = self._attempt(function, position, tier, HEADROOM * factor * before,
+                                     verify=True)
             if reply is None or self.interrupted:
                 return None
             after = self.sandbox.reference_seconds(yardstick, wall)
             limit = factor * (before + after) / 2
+            self.verify_spent += (reply.cpu_seconds + before + after) / unit
             before = after
             if reply.status not in ("ok", "timeout"):
                 return Remeasured(reply, limit)   # it raised or crashed: that is its answer
@@ -195,14 +211,17 @@ class StudentClient:
                 within.append((reply, limit))
             else:
                 over.append((_late(function, reply, limit), limit))
-        votes = within if len(within) > len(over) else over
+        if len(within) + len(over) == 1:
+            return None   # no round could be afforded: the first measurement stands
+        votes = over if len(over) > len(within) else within
         return Remeasured(*votes[-1])
 
     def _attempt(self, function: str, position: Position, tier: Tier,
-                 limit: float | None = None) -> tuple[Reply | None, float]:
+                 limit: float | None = None, verify: bool = False) -> tuple[Reply | None, float]:
         """One call with its tier's limit (or ``limit``), or (None, limit) if the budget is
         spent: before the call, or during it (it was stopped where the budget ended, not at
-        its limit)."""
+        its limit). With ``verify`` (a round of a careful measurement) the budget neither
+        stops nor pays for it."""
         started, restarts = time.monotonic(), self.sandbox.restarts
         problem = self.sandbox.ready()
         if self.pacing.spent - self._calibrated_at >= RECALIBRATE_EVERY:
@@ -218,7 +237,7 @@ class StudentClient:
             return Reply("crash", None, 0.0, None, "", problem), 0.0
         if limit is None:
             limit = self.pacing.limit(calibration, tier, position)
-        left = self.pacing.left_seconds(calibration)
+        left = limit if verify else self.pacing.left_seconds(calibration)
         if left <= 0:
             return None, limit
         try:
@@ -231,7 +250,8 @@ class StudentClient:
         # A call that ran out of time costs exactly its limit: the same on every run.
         spent = limit if reply.status == "timeout" else max(reply.active_seconds,
                                                             reply.cpu_seconds)
-        self.pacing.charge(calibration, min(spent, limit, left))
+        if not verify:
+            self.pacing.charge(calibration, min(spent, limit, left))
         if reply.status == "timeout" and left < limit:
             return None, limit  # the budget ended first: no verdict on this call's speed
         return reply, limit
@@ -240,9 +260,9 @@ class StudentClient:
 
     def _timeout(self, position: Position, function: str, tier: Tier, reply: Reply,
                  limit: float, retried: bool, decides: bool) -> Failure:
-        again = (f" It was measured again, up to {ROUNDS} times, each time between two "
-                 "timings of the reference on the same positions, on the same CPU: it was "
-                 "over the limit in most of them." if retried else "")
+        again = (" It was measured again, each time between two timings of the reference "
+                 "on the hardest position of its kind, on the same CPU: it was over the limit "
+                 f"in most of its (at most {ROUNDS}) measurements." if retried else "")
         rest = (f" It was the hardest of the {tier.describe()}, so the others, and positions "
                 "with more empty squares, were not asked: each counts as too slow."
                 if decides else "")

@@ -102,7 +102,7 @@ def test_a_timeout_names_the_position_the_limit_and_the_policy(graded):
     _, output, results = graded["too_slow"]
     assert results["extra_data"]["timeouts"] >= 1
     assert "used more than its limit of" in output and "s of CPU time" in output
-    assert "over the limit in most of them" in output         # decided by a majority
+    assert "over the limit in most of its" in output          # decided by a majority
     assert "It was the hardest of the 3x3 positions with 6 empty squares" in output
     assert "The limit: a call may take 5 times the CPU time that a plain minimax" in output
     # The larger positions were not asked, each says why, with its own call to paste.
