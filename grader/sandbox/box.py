@@ -239,20 +239,29 @@ class Sandbox:
         return self._in_reference_worker(time_one)
 
     def _in_reference_worker(self, job):
-        """``job(worker)`` in the reference worker, started (and pinned) if need be."""
-        worker = self._resources.reference
-        try:
-            if worker is None:
-                worker = self._resources.reference = self._start_worker()
-                self._ask(worker, reference_request(Position.empty(2)), first=True)
-                worker.find_pid()
-                pin(worker.clock.pid, self._cpu)
-            return job(worker)
-        except (Late, Broken, TimingError, SandboxError) as exc:
-            if self._resources.reference is not None:
-                self._resources.reference.stop()
-                self._resources.reference = None
-            raise SandboxError(f"the reference worker failed: {exc}") from None
+        """``job(worker)`` in the reference worker, started (and pinned) if need be.
+
+        Without a pid namespace, stopping the student's worker kills every process of the
+        sandbox's uid, the reference worker's too: a worker found dead is started again,
+        once."""
+        for attempt in (1, 2):
+            worker = self._resources.reference
+            try:
+                if worker is None:
+                    worker = self._resources.reference = self._start_worker()
+                    self._ask(worker, reference_request(Position.empty(2)), first=True)
+                    worker.find_pid()
+                    pin(worker.clock.pid, self._cpu)
+                elif worker.proc.poll() is not None:
+                    raise Broken("ended")
+                return job(worker)
+            except (Late, Broken, TimingError, SandboxError) as exc:
+                if self._resources.reference is not None:
+                    self._resources.reference.stop()
+                    self._resources.reference = None
+                if attempt == 2 or not isinstance(exc, Broken):
+                    raise SandboxError(f"the reference worker failed: {exc}") from None
+        raise AssertionError("unreachable")
 
     # -- internals -----------------------------------------------------------------------
 

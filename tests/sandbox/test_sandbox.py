@@ -719,6 +719,11 @@ def test_the_reference_is_timed_before_any_student_code_and_again_on_demand(
         assert 0.2 < endgame / again.seconds(4, 1_609) < 5
         assert box.reference_seconds(Position.empty(2)) < endgame
         assert box._resources.reference is reference
+        # A timeout stops the student's worker; without a pid namespace that kills every
+        # process of the sandbox's uid, the reference worker's too: it is started again.
+        box.call("mm_move", Position.empty(1), 0.2)
+        assert 0.2 < box.reference_seconds(REFERENCE_4X4) / again.seconds(4, 1_609) < 5
+        assert box.calibrate() is box.calibration
 
 
 def test_killing_one_sandbox_by_its_mark_spares_the_others(tmp_path: Path,
