@@ -1,5 +1,5 @@
-"""Every example in the grader's docstrings runs as written (python -m doctest, module by
-module): the examples are documentation a reader trusts."""
+"""Every example in the docstrings of grader, provided and student runs as written (python
+-m doctest, module by module): the examples are documentation a reader trusts."""
 
 import doctest
 import importlib
@@ -8,17 +8,23 @@ import pkgutil
 import pytest
 
 import grader
+import provided
+import student
 
 # Not run here: the worker imports its neighbours as top-level modules inside the sandbox
-# (the sandbox tests exercise it where it lives).
-SKIP = {"grader.sandbox.inside.worker", "grader.__main__"}
-MODULES = sorted(info.name for info in pkgutil.walk_packages(grader.__path__, "grader.")
-                 if info.name not in SKIP and not info.name.startswith("grader.suite.test_"))
+# (the sandbox tests exercise it where it lives); a __main__ runs its command on import.
+SKIP = {"grader.sandbox.inside.worker"}
+MODULES = sorted(info.name for package in (grader, provided, student)
+                 for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
+                 if info.name not in SKIP and not info.name.endswith("__main__")
+                 and not info.name.startswith("grader.suite.test_"))
 
 
 def test_every_room_is_there():
-    rooms = {name.split(".")[1] for name in MODULES}
+    rooms = {name.split(".")[1] for name in MODULES if name.startswith("grader.")}
     assert {"judge", "timing", "sandbox", "suite", "classroom", "cli"} <= rooms
+    assert {"provided.board", "provided.gui", "provided.gui.command",
+            "student.checks"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)
