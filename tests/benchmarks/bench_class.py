@@ -151,7 +151,8 @@ def main() -> None:
         if done.returncode == 1:
             print("note: the batch exited 1 (some grading runs failed); see the rows below")
 
-        with open(out / "gradebook.csv", newline="", encoding="utf-8") as file:
+        # utf-8-sig: the gradebook starts with the BOM that Excel needs
+        with open(out / "gradebook.csv", newline="", encoding="utf-8-sig") as file:
             rows = list(csv.DictReader(file))
         print()
         print(f"  submissions            {len(rows):8d}   (of {args.size} written)")
