@@ -8,7 +8,7 @@ processes (a process that burns a core), and by ``batch --jobs 2``; the scores m
 same every time, and the correct one must get full marks every time.
 
 The quick test (in the default run) grades the cheap files twice, once beside two busy
-processes. The full gallery (``python -m pytest -m slow tests/suite/test_verdicts.py``, about 20
+processes. The full gallery (``python -m pytest -m slow tests/suite/test_verdicts.py``, about 23
 minutes here) grades every file beside 0, 1 and 2 busy processes, twice each, and in a
 batch; it is what the numbers in the README's time section come from.
 """
