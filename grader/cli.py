@@ -99,7 +99,7 @@ def grade_command(args: argparse.Namespace) -> int:
     # Files first: a reader that stops early (| head) must not cost the results.
     if args.json:
         writers.write_json_atomic(args.json, results_json.gradescope_results(
-            result, args.visibility, leaderboard=args.leaderboard))
+            result, args.visibility, options.config.examples, leaderboard=args.leaderboard))
     if args.csv:
         table.write_csv(args.csv, [result])
     print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)

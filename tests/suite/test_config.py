@@ -93,6 +93,18 @@ def test_a_partial_configuration_grades_with_the_defaults_for_the_rest(tmp_path)
     assert [t["name"] for t in results["tests"]] == DEFAULT_ITEMS
 
 
+def test_the_number_of_examples_is_the_same_in_the_report_and_in_results_json(tmp_path):
+    path = config_file(tmp_path, "[grader]\nexamples = 0\n")
+    done = run_grader("grade", str(SUBMISSIONS / "bug_sign_error_o.py"), "--config", str(path),
+                      "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stderr
+    results = json.loads((tmp_path / "r.json").read_text())
+    outputs = [test["output"] for test in results["tests"] if test["status"] == "failed"]
+    assert outputs and "mm_move(TTTBoard(" not in done.stdout
+    assert all("mm_move(TTTBoard(" not in output for output in outputs)
+    assert any("more like this" in output for output in outputs)
+
+
 def test_an_item_no_test_scores_is_a_grader_error_exit_1(tmp_path):
     checks = tmp_path / "test_mine.py"
     checks.write_text('import pytest\n\n@pytest.mark.rubric("docs")\n'
