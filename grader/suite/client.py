@@ -46,9 +46,9 @@ SPEED_HINT = ("Look for repeated work (copying more than the board, searching a 
 class CallStats:
     """What the run cost the student, and what it did not do."""
 
-    calls: int = 0           # calls made, second measurements included
+    calls: int = 0           # calls made, careful measurements' rounds included
     cpu_seconds: float = 0.0
-    timeouts: int = 0        # calls that ran out of time (twice, when measured again)
+    timeouts: int = 0        # calls judged out of time (by the vote, when measured again)
     retries: int = 0         # calls measured again, carefully (ROUNDS)
     presumed: int = 0        # calls not made: their tier, or a smaller one, was too slow
     not_run: int = 0         # calls not made: the budget was spent
@@ -110,8 +110,7 @@ class StudentClient:
         tier = self.pacing.tier(function, position)
         slow = self.pacing.verdict(tier)
         if self.interrupted:
-            failure = self._not_run(position, function, "the grading run was interrupted "
-                                    "before this call")
+            failure = self._interrupted(position, function, "before")
         elif slow is not None:
             self.stats.presumed += 1
             failure = self._presumed(position, function, tier, slow)
@@ -134,14 +133,12 @@ class StudentClient:
         """Make the call; near its limit, time the reference again and make it again."""
         reply, limit = self._attempt(function, position, tier)
         if self.interrupted:
-            return None, self._not_run(position, function, "the grading run was interrupted "
-                                       "during this call")
+            return None, self._interrupted(position, function, "during")
         retried = False
         if reply is not None and self._near_limit(reply, limit, tier, position):
             again = self._remeasure(function, position, tier, reply, limit)
             if self.interrupted:
-                return None, self._not_run(position, function, "the grading run was "
-                                           "interrupted during this call")
+                return None, self._interrupted(position, function, "during")
             if again is not None:
                 self.stats.retries += 1
                 reply, limit, retried = again.reply, again.limit, True
@@ -190,20 +187,21 @@ class StudentClient:
         within: list[tuple[Reply, float]] = []
         over: list[tuple[Reply, float]] = []
         (within if first.status == "ok" else over).append((first, first_limit))
+        cost = (HEADROOM + 2 / factor) * first_limit / unit   # a round, two reference timings
         before: float | None = None
         while max(len(within), len(over)) <= ROUNDS // 2:
-            cost = (HEADROOM + 2 / factor) * first_limit   # a round, two reference timings
-            if self.verify_spent + cost / unit > VERIFY:
+            if self.verify_spent + cost > VERIFY:
                 break
             if before is None:
                 before = self.sandbox.reference_seconds(yardstick, wall)
+                self.verify_spent += before / unit
             reply, _ = self._attempt(function, position, tier, HEADROOM * factor * before,
                                      verify=True)
             if reply is None or self.interrupted:
                 return None
             after = self.sandbox.reference_seconds(yardstick, wall)
             limit = factor * (before + after) / 2
-            self.verify_spent += (reply.cpu_seconds + before + after) / unit
+            self.verify_spent += (reply.cpu_seconds + after) / unit   # each timing once
             before = after
             if reply.status not in ("ok", "timeout"):
                 return Remeasured(reply, limit)   # it raised or crashed: that is its answer
@@ -224,7 +222,7 @@ class StudentClient:
         stops nor pays for it."""
         started, restarts = time.monotonic(), self.sandbox.restarts
         problem = self.sandbox.ready()
-        if self.pacing.spent - self._calibrated_at >= RECALIBRATE_EVERY:
+        if not verify and self.pacing.spent - self._calibrated_at >= RECALIBRATE_EVERY:
             # The machine's speed drifts (load comes and goes): limits and the budget
             # follow it, as the calls do.
             self.sandbox.calibrate()
@@ -287,6 +285,10 @@ class StudentClient:
         self.stats.not_run += 1
         return failed_call(position, function, "not run", "an answer", "no call made", why,
                            judged=False)
+
+    def _interrupted(self, position: Position, function: str, when: str) -> Failure:
+        return self._not_run(position, function,
+                             f"the grading run was interrupted {when} this call")
 
     def _budget_why(self, limit: float) -> str:
         calibration = self.sandbox.calibration
