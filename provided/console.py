@@ -90,14 +90,25 @@ class GameResult:
     board: TTTBoard
 
 
+def players_help(human: str) -> str:
+    """The PLAYER part of the help, with what ``human`` means in this front end.
+
+    >>> players_help("you click the squares").splitlines()[1]
+    '  human                  you click the squares'
+    """
+    return _PLAYERS_HELP.replace("{human}", human)
+
+
 _PLAYERS_HELP = """\
 PLAYER is one of:
-  human                  you type the moves: row and column, counted from 0 (e.g. 1 2)
+  human                  {human}
   random                 a random empty square
   perfect                never loses: quickest win, longest loss (boards up to 4x4)
   MODULE:FUNCTION        a move function, called as FUNCTION(board, player, trials) and
   FILE.py:FUNCTION       returning (row, col); e.g. student.mm_player:move_wrapper
 """
+
+_HUMAN_TYPES = "you type the moves: row and column, counted from 0 (e.g. 1 2)"
 
 _EXAMPLES = """\
   %(prog)s                                     you (X) against a random player (O)
@@ -467,7 +478,7 @@ def build_parser(config: ConsoleConfig = ConsoleConfig()) -> argparse.ArgumentPa
     """
     parser = argparse.ArgumentParser(
         prog=config.prog, description=config.description,
-        epilog=f"{_PLAYERS_HELP}\nexamples:\n{config.examples}\n{_EXIT_HELP}",
+        epilog=f"{players_help(_HUMAN_TYPES)}\nexamples:\n{config.examples}\n{_EXIT_HELP}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("-n", "--size", type=_whole_number(1), default=3, metavar="N",
                         help="side of the board (default: 3)")
@@ -498,9 +509,7 @@ def main(argv: Sequence[str] | None = None, config: ConsoleConfig = ConsoleConfi
     stdout = sys.stdout if stdout is None else stdout
     parser = build_parser(config)
     args = parser.parse_args(argv)
-    # Like `python -m`, find modules in the current folder (the ttt-play script does not).
-    if "" not in sys.path and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    find_modules_here()
     seed = random.randrange(1_000_000) if args.seed is None else args.seed
     rng = random.Random(seed)
     players = {}
@@ -514,6 +523,13 @@ def main(argv: Sequence[str] | None = None, config: ConsoleConfig = ConsoleConfi
     _introduce(board, players, args.reverse, seed, stdout)
     return run_game(board, players, trials=args.trials, stdin=stdin, stdout=stdout,
                     stderr=stderr)
+
+
+def find_modules_here() -> None:
+    """Like ``python -m``, find move functions' modules in the current folder (an
+    installed script such as ttt-play does not)."""
+    if "" not in sys.path and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
 
 
 def _introduce(board: TTTBoard, players: Mapping[int, Player], reverse: bool, seed: int,

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from grader.judge.results import NO_ANSWER
 from grader.suite import table, writers
 
 EXTRA_COLUMNS = ["late", "name", "source", "no_answer"]   # after table.csv_header's columns
-NO_ANSWER = "no answer"
 NOT_GRADED = "not graded"
 
 

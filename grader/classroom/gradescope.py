@@ -31,7 +31,7 @@ import zipfile
 from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping
 
 from grader.suite import writers
 from grader.classroom.discover import submission_in_folder
@@ -216,8 +216,8 @@ def _write_zip(out: Path, entries: list[tuple[str, bytes, int]]) -> None:
 def student_id_from_metadata(root: Path) -> str:
     """The Gradescope user id of the (first) submitter, from submission_metadata.json.
 
-    It picks the student's hidden positions, so they stay the same from one
-    submission to the next. Without metadata: ``"student"``.
+    It names the student in the report and the logs (every student is asked the same
+    positions). Without metadata: ``"student"``.
 
     >>> student_id_from_metadata(Path("/no/such/folder"))
     'student'
@@ -445,16 +445,3 @@ def run_command(args: argparse.Namespace) -> int:
     data = run_autograder(args.root, args.source)
     print(f"results.json: score {data.get('score')}", file=sys.stderr)
     return EXIT_OK
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m grader.classroom.gradescope build|run``: the same commands, for run_autograder."""
-    parser = argparse.ArgumentParser(prog="python -m grader.classroom.gradescope",
-                                     description="Build or run the Gradescope autograder.")
-    _add_subcommands(parser, _add_options)
-    args = parser.parse_args(argv)
-    return int(args.func(args))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

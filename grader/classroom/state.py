@@ -52,7 +52,7 @@ class OutputFolder:
         shutil.rmtree(self.pending, ignore_errors=True)
         self.pending.mkdir(parents=True, exist_ok=True)
         for folder in (self.results, self.reports, self.root):
-            for leftover in folder.glob(".*.tmp"):      # write_json_atomic's temporary files
+            for leftover in folder.glob(".*.tmp"):      # write_text_atomic's temporary files
                 leftover.unlink(missing_ok=True)
 
     @contextlib.contextmanager

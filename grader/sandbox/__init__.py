@@ -2,8 +2,11 @@
 
 One concern a module:
 
-- ``box``: :class:`Sandbox`, the small API the grader uses (start, call, calibrate, close);
-- ``submission`` and ``python2``: reading a submission and saying why it cannot run;
+- ``box``: :class:`Sandbox`, the small API the grader uses (start, call, calibrate,
+  reference_seconds, close);
+- ``submission``: reading a submission and saying why it cannot run (with
+  ``provided.python2``'s hints);
+- ``cpu``: the one CPU a sandbox's workers (the student's and the reference's) run on;
 - ``process``: the worker's process, its pipes, and killing it with all it started;
 - ``protocol``: what travels on the pipes, and how an answer is read;
 - ``clock``: a call's CPU time, read from /proc, and when it must stop;

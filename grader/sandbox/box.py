@@ -1,6 +1,7 @@
 """The student's process: start it, limit it, talk to it, kill it, restart it.
 
-The grader never imports student code. A :class:`Sandbox` runs :mod:`grader.worker` in a
+The grader never imports student code. A :class:`Sandbox` runs
+:mod:`grader.sandbox.inside.worker` in a
 child process that imports the submission; the parent sends positions and gets back only
 answers, over a private pipe, as JSON, each echoing a fresh random token. One bad call
 (exception, timeout, crash, garbage) costs that call: the worker is restarted before the next.
@@ -48,9 +49,10 @@ has been *active* (on a CPU, or sleeping, or blocked: anything but waiting for a
 other processes hold) for the limit plus ``Limits.grace``; a busy machine slows a call
 down without moving it closer to its limit. The first worker times the reference search
 (``grader.timing.policy``) from outside, before the submission is loaded; :meth:`Sandbox.calibrate`
-times it again, now, in a *reference worker*: a second worker, started when first needed,
-that never loads the submission (student code could slow the reference down from inside
-its own process). The latest result is ``Sandbox.calibration``.
+times it again, now, and :meth:`Sandbox.reference_seconds` times it on any position, in a
+*reference worker*: a second worker on the same CPU, started when first needed, that never
+loads the submission (student code could slow the reference down from inside its own
+process). The latest calibration is ``Sandbox.calibration``.
 """
 
 from __future__ import annotations
@@ -154,12 +156,9 @@ class Sandbox:
         self._interrupted = True
 
     def ready(self) -> str | None:
-        """Make sure a worker is running (restarting it after a timeout or a crash, and
-        timing the reference again after a timeout). None, or why it could not restart."""
-        if self._closed:
-            raise SandboxError("this sandbox is closed")
-        if not self._started:
-            self.start()
+        """Make sure a worker is running (restarting it after a timeout or a crash).
+        None, or why it could not restart."""
+        self._open()
         if self._resources.worker is None:
             try:
                 self._spawn()
@@ -177,7 +176,7 @@ class Sandbox:
         stopped when it has used ``cpu_limit`` seconds of CPU time, or has been active
         (computing or waiting, not queued behind other processes) for ``cpu_limit`` plus
         ``Limits.grace``. After a timeout or a crash the worker is killed, and restarted
-        before the next call (after a timeout, with the reference timed again).
+        before the next call.
         """
         if function not in FUNCTIONS:
             raise ValueError(f"function must be one of {FUNCTIONS}, got {function!r}")
@@ -213,10 +212,7 @@ class Sandbox:
 
     def calibrate(self) -> Calibration:
         """Time the reference again, now, in the reference worker (started if need be)."""
-        if self._closed:
-            raise SandboxError("this sandbox is closed")
-        if not self._started:
-            self.start()
+        if self._open():   # just started: the first worker has timed it
             assert self.calibration is not None
             return self.calibration
         self._in_reference_worker(self._time_reference)
@@ -227,16 +223,8 @@ class Sandbox:
         """The reference's CPU time for a search of ``position``, timed now, from outside,
         in the reference worker (on the student's CPU; it never loads the submission).
         It may take ``wall`` seconds (at least ``Limits.load_seconds``)."""
-        if self._closed:
-            raise SandboxError("this sandbox is closed")
-        if not self._started:
-            self.start()
-
-        def time_one(worker: "Worker") -> float:
-            before = worker.clock.cpu()
-            self._ask(worker, reference_request(position), wall=wall)
-            return worker.clock.cpu() - before
-        return self._in_reference_worker(time_one)
+        self._open()
+        return self._in_reference_worker(lambda worker: self._time(worker, position, wall))
 
     def _in_reference_worker(self, job):
         """``job(worker)`` in the reference worker, started (and pinned) if need be.
@@ -249,9 +237,7 @@ class Sandbox:
             try:
                 if worker is None:
                     worker = self._resources.reference = self._start_worker()
-                    self._ask(worker, reference_request(Position.empty(2)), first=True)
-                    worker.find_pid()
-                    pin(worker.clock.pid, self._cpu)
+                    self._boot(worker)
                 elif worker.proc.poll() is not None:
                     raise Broken("ended")
                 return job(worker)
@@ -265,6 +251,24 @@ class Sandbox:
 
     # -- internals -----------------------------------------------------------------------
 
+    def _open(self) -> bool:
+        """Refuse a closed sandbox; start it if need be. Whether it was started just now."""
+        if self._closed:
+            raise SandboxError("this sandbox is closed")
+        if self._started:
+            return False
+        self.start()
+        return True
+
+    def _boot(self, worker: "Worker") -> dict:
+        """A new worker's first request, answered by its hello (returned), then pinned to
+        the sandbox's CPU before anything is timed. The untimed reference search of the
+        empty 2x2 board also warms the interpreter up for the timed ones."""
+        hello = self._ask(worker, reference_request(Position.empty(2)), first=True)
+        worker.find_pid()
+        pin(worker.clock.pid, self._cpu)
+        return hello
+
     def _start_worker(self) -> "Worker":
         box = self._resources.box
         assert box is not None
@@ -277,11 +281,7 @@ class Sandbox:
         self._resources.worker = worker
         calibrate = self.calibration is None  # the first worker, before any student code
         try:
-            # The first request is answered by the hello; a reference search, untimed,
-            # also warms the interpreter up for the timed ones.
-            hello = self._ask(worker, reference_request(Position.empty(2)), first=True)
-            worker.find_pid()
-            pin(worker.clock.pid, self._cpu)   # before anything is timed
+            hello = self._boot(worker)
             if not self.isolation:
                 self.isolation = describe_layers(hello, self._bwrap, self.limits)
             if calibrate:
@@ -343,11 +343,15 @@ class Sandbox:
         runs: dict[Position, list[float]] = {REFERENCE_3X3: [], REFERENCE_4X4: []}
         for _ in range(REFERENCE_RUNS):
             for position, times in runs.items():
-                before = worker.clock.cpu()
-                self._ask(worker, reference_request(position))
-                times.append(worker.clock.cpu() - before)
+                times.append(self._time(worker, position))
         self.calibration = Calibration.from_runs(runs[REFERENCE_3X3], runs[REFERENCE_4X4])
         self.calibrations += 1
+
+    def _time(self, worker: "Worker", position: Position, wall: float = 0.0) -> float:
+        """The CPU seconds of one reference search in ``worker``, read from outside."""
+        before = worker.clock.cpu()
+        self._ask(worker, reference_request(position), wall=wall)
+        return worker.clock.cpu() - before
 
     def _crash(self, worker: "Worker", broken: Broken) -> Reply:
         if self._closed:

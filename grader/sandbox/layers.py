@@ -74,6 +74,11 @@ def _within(path: str, folders: list[str] | tuple[str, ...]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+_SYSTEM_CONFIG = ("/etc/ld.so.cache", "/etc/localtime")
+_SYSTEM_FILES = (*_SYSTEM_CONFIG, "/dev/urandom", "/dev/zero")
+
+
 def bwrap_command(paths: Layout, box: Path, limits: Limits, env: dict[str, str],
                    info_fd: int) -> list[str]:
     """bubblewrap's arguments: only what the worker needs, read-only, in new namespaces."""
@@ -86,13 +91,13 @@ def bwrap_command(paths: Layout, box: Path, limits: Limits, env: dict[str, str],
     else:
         command += ["--unshare-all"]
     bound: list[str] = []
-    for folder in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
+    for folder in _SYSTEM:
         if os.path.islink(folder):
             command += ["--symlink", os.readlink(folder), folder]
         elif os.path.isdir(folder):
             command += ["--ro-bind", folder, folder]
             bound.append(folder)
-    for file in ("/etc/ld.so.cache", "/etc/localtime"):
+    for file in _SYSTEM_CONFIG:
         command += ["--ro-bind-try", file, file]
     # The private /tmp first: a project or a Python that lives under /tmp is bound on top.
     command += ["--proc", "/proc", "--dev", "/dev", "--perms", "1777",
@@ -178,12 +183,6 @@ def _open_to_others(path: Path) -> bool:
         return bool(path.stat().st_mode & stat.S_IROTH)
     except OSError:
         return False
-
-
-_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
-
-
-_SYSTEM_FILES = ("/etc/ld.so.cache", "/etc/localtime", "/dev/urandom", "/dev/zero")
 
 
 def landlock_rules(paths: Layout, box: str, scratch: str) -> dict[str, list[str]]:

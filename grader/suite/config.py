@@ -22,7 +22,7 @@ from typing import Iterable
 from grader.timing.policy import TimePolicy, TimingError
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "default.cfg"
-SUITE = Path(__file__).resolve().parent
+SUITE = Path(__file__).resolve().parent   # this folder: the hidden tests
 TIME_KEYS = ("factor", "small", "budget")
 GRADER_KEYS = ("examples",)
 # Keys of earlier versions: what became of them.

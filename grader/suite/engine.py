@@ -29,11 +29,10 @@ from grader.judge.results import GradeResult, ItemResult
 from grader.judge.solver import Solver
 from grader.sandbox import LoadError, Sandbox
 from grader.suite.client import StudentClient
-from grader.suite.config import Config
+from grader.suite.config import SUITE, Config
 from grader.suite.plugin import GradingPlugin
 from grader.timing.policy import TimePolicy
 
-SUITE = Path(__file__).resolve().parent          # this folder: the hidden tests
 INTERRUPTED = "interrupted before the end: the report covers what was finished"
 
 

@@ -73,7 +73,7 @@ class TooSlow:
     tier: Tier
     call: str          # the call that ran out of time, to paste
     limit: float       # its limit, in CPU seconds
-    retried: bool      # measured again, beside the reference on the same position
+    retried: bool      # measured again, beside the reference on the tier's hardest
     waited: bool       # it was sleeping or waiting, not computing
 
 

@@ -10,13 +10,13 @@ exactly one side is ``human``, who clicks in the window (:func:`provided.gui.run
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 from typing import Sequence
 
 from provided.board import PLAYERO, PLAYERX, switch_player
-from provided.console import HUMAN, ConsoleConfig, PlayerSpecError, build_parser, make_player
+from provided.console import (HUMAN, ConsoleConfig, PlayerSpecError, build_parser,
+                              find_modules_here, make_player, players_help)
 from provided.gui import GuiUnavailable, _run
 
 EXIT_CLOSED = 0
@@ -24,12 +24,7 @@ EXIT_UNAVAILABLE = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 
-_EPILOG = """\
-PLAYER is one of:
-  human                  you click the squares
-  random                 a random empty square
-  MODULE:FUNCTION        a move function, called as FUNCTION(board, player, trials) and
-  FILE.py:FUNCTION       returning (row, col); e.g. student.mm_player:move_wrapper
+_EPILOG = players_help("you click the squares") + """\
 Exactly one side is human: you play it in the window, against the other.
 
 examples:
@@ -78,9 +73,7 @@ def gui_main(argv: Sequence[str] | None = None, config: ConsoleConfig = ConsoleC
                          "mix of players)")
         ai_player = switch_player(humans[0])
         spec = args.playerx if ai_player == PLAYERX else args.playero
-        # Like `python -m`, find modules in the current folder (an installed script does not).
-        if "" not in sys.path and os.getcwd() not in sys.path:
-            sys.path.insert(0, os.getcwd())
+        find_modules_here()
         rng = random.Random(args.seed)
         try:
             machine = make_player(spec, rng, config.names.get(spec))

@@ -1,10 +1,11 @@
 """How much faster a student's plain minimax runs on our board than on the course's.
 
 Runs the same plain minimax (clone at every step, no pruning: 549,946 calls
-from the empty 3x3 board) on ``provided.TTTBoard`` and on ``CourseBoard``, a
-board written the way the course's original was (``check_win`` builds lists
-of lines, ``clone`` goes through the constructor), in one process, alternating
-the two so that machine noise hits both alike. Prints the CPU time of each and
+from the empty 3x3 board) on ``provided.TTTBoard`` and on ``CourseBoard`` (the
+grader's reference, ``grader/sandbox/inside/reference.py``), a board written the
+way the course's original was (``check_win`` builds lists of lines, ``clone``
+goes through the constructor), in one process, alternating the two so that
+machine noise hits both alike. Prints the CPU time of each and
 the ratio.
 
     python tests/benchmarks/bench_board.py [--repeats N]
@@ -14,69 +15,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import time
+from pathlib import Path
 
-from provided import DRAW, EMPTY, PLAYERO, PLAYERX, SCORES, TTTBoard, switch_player
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-
-class CourseBoard:
-    """The course's board as it was written (rules identical, speed not)."""
-
-    def __init__(self, dim, reverse=False, board=None):
-        self._dim = dim
-        self._reverse = reverse
-        if board is None:
-            self._board = [[EMPTY for _ in range(dim)] for _ in range(dim)]
-        else:
-            self._board = [[board[row][col] for col in range(dim)] for row in range(dim)]
-
-    def get_dim(self):
-        return self._dim
-
-    def square(self, row, col):
-        return self._board[row][col]
-
-    def get_empty_squares(self):
-        return [(row, col) for row in range(self._dim) for col in range(self._dim)
-                if self._board[row][col] == EMPTY]
-
-    def move(self, row, col, player):
-        if self._board[row][col] == EMPTY:
-            self._board[row][col] = player
-
-    def check_win(self):
-        board, dim = self._board, self._dim
-        dimrng = range(dim)
-        lines = []
-        lines.extend(board)
-        lines.extend([[board[row][col] for row in dimrng] for col in dimrng])
-        lines.append([board[idx][idx] for idx in dimrng])
-        lines.append([board[idx][dim - idx - 1] for idx in dimrng])
-        for line in lines:
-            if len(set(line)) == 1 and line[0] != EMPTY:
-                return switch_player(line[0]) if self._reverse else line[0]
-        if len(self.get_empty_squares()) == 0:
-            return DRAW
-        return None
-
-    def clone(self):
-        return CourseBoard(self._dim, self._reverse, self._board)
-
-
-def plain_minimax(board, player):
-    """A student's plain minimax: returns (score, move, calls)."""
-    winner = board.check_win()
-    if winner is not None:
-        return SCORES[winner], (-1, -1), 1
-    best_score, best_move, calls = None, None, 1
-    for row, col in board.get_empty_squares():
-        child = board.clone()
-        child.move(row, col, player)
-        score, _, sub_calls = plain_minimax(child, switch_player(player))
-        calls += sub_calls
-        if best_score is None or (score > best_score if player == PLAYERX else score < best_score):
-            best_score, best_move = score, (row, col)
-    return best_score, best_move, calls
+# The grader's own yardstick: the same course-style board and plain minimax its limits use.
+from grader.sandbox.inside.reference import CourseBoard, plain_minimax  # noqa: E402
+from provided import PLAYERX, TTTBoard  # noqa: E402
 
 
 def timed(board_class) -> tuple[float, int]:

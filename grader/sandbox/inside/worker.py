@@ -1,9 +1,8 @@
 """The worker: runs INSIDE the sandbox, imports one submission and answers calls.
 
-:mod:`grader.sandbox.box` starts it; nobody else should::
+:class:`grader.sandbox.process.Worker` starts it; nobody else should::
 
-    python -I -S -B -c "import sys; sys.path[0:0] = [sys.argv[1]]; import worker; \
-                        worker.main(sys.argv[2])" INSIDE_DIR CONFIG_JSON
+    python -I -S -B -c BOOTSTRAP INSIDE_DIR CONFIG_JSON    (grader.sandbox.process.BOOTSTRAP)
 
 Standard library only, and small, like the rest of this folder (``confine`` sheds rights,
 ``encode`` writes answers, ``reference`` is the search the limits are measured against). It
