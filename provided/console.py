@@ -35,6 +35,7 @@ from typing import Iterator, Mapping, Sequence, TextIO
 from provided.board import EMPTY, PLAYERO, PLAYERX, STRMAP, TTTBoard, switch_player
 from provided.game import IllegalMoveError, MoveFunction, check_legal, result_text
 from provided import course
+from provided.python2 import compile_problem, exception_hint, import_hint
 from provided.perfect import TooLargeError, perfect_move
 
 HUMAN = "human"
@@ -175,8 +176,8 @@ def load_move_function(spec: str) -> MoveFunction:
     where, colon, name = spec.rpartition(":")
     if not colon or not where or not name:
         raise PlayerSpecError(
-            f"{spec!r} is not a player: use human, random, or MODULE:FUNCTION "
-            "(for example student.mm_player:move_wrapper)")
+            f"{spec!r} is not a player: use human, random, perfect, MODULE:FUNCTION or "
+            "path/to/FILE.py:FUNCTION (for example student.mm_player:move_wrapper)")
     module = _import(where)
     function = getattr(module, name, None)
     if function is None:
@@ -224,12 +225,18 @@ def _import(where: str) -> object:
         return module
     except PlayerSpecError:
         raise
+    except SyntaxError as exc:  # the check's words: a Python 2 line gets its fix
+        source = _source(exc.filename) if exc.filename else None
+        raise PlayerSpecError(
+            f"{where!r} does not compile:\n{compile_problem(exc, source or '')}") from None
     except ModuleNotFoundError as exc:
         if exc.name is not None and (where == exc.name or where.startswith(exc.name + ".")):
             raise PlayerSpecError(
                 f"there is no module {where!r} (check the spelling, and run from the folder "
                 "that contains it, or give a file: path/to/file.py:function)") from None
-        raise PlayerSpecError(f"importing {where!r} failed: {exc}") from None
+        hint = import_hint(f"ModuleNotFoundError: {exc}")
+        raise PlayerSpecError(f"importing {where!r} failed: {exc}"
+                              + (f"\n-> {hint}" if hint else "")) from None
     except (Exception, SystemExit) as exc:  # the module's own code failed while importing
         raise PlayerSpecError(
             f"importing {where!r} failed: {type(exc).__name__}: {exc}") from None
@@ -448,8 +455,9 @@ def run_game(board: TTTBoard, players: Mapping[int, Player], *, trials: int = 1,
                 print("A move function is called as FUNCTION(board, player, trials) and "
                       "returns (row, col).", file=stderr)
             else:
-                print("\n" + "".join(traceback.format_exception(type(cause), cause, tb)).rstrip(),
-                      file=stderr)
+                text = "".join(traceback.format_exception(type(cause), cause, tb)).rstrip()
+                hint = exception_hint(cause, text)  # the check's words for Python 2 habits
+                print("\n" + text + (f"\n{hint}" if hint else ""), file=stderr)
         return EXIT_STOPPED
     except KeyboardInterrupt:
         stdout.flush()

@@ -14,6 +14,7 @@ both say these, in the same words.
 from __future__ import annotations
 
 import re
+import traceback
 
 
 _PRINT = re.compile(r"^(?P<indent>\s*)print(?![\w(])\s*(?P<rest>.*?)\s*$")
@@ -209,3 +210,37 @@ def import_hint(detail: str) -> str | None:
     if detail.startswith("EOFError"):
         return "the grader types nothing: remove input() calls from the top level"
     return None
+
+
+def compile_problem(exc: SyntaxError, source: str) -> str:
+    """What to say about a file that does not compile: its Python 2 line and the Python 3
+    spelling, or else Python's own message. The check and console play both say it.
+
+    >>> try:
+    ...     compile('x = 1\\nprint "hi"\\n', "f.py", "exec")
+    ... except SyntaxError as exc:
+    ...     print(compile_problem(exc, 'x = 1\\nprint "hi"\\n'))
+    line 2: print "hi"  -> write print("hi")
+    This file is Python 2; the course runs Python 3.
+    """
+    lines = source.splitlines()
+    line = exc.lineno
+    text = lines[line - 1] if line and 0 < line <= len(lines) else (exc.text or "")
+    fix = python2_fix(text) if line else None
+    if line and fix is not None:
+        return python2_message(line, text, fix, lines)
+    return "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
+
+
+def exception_hint(exc: BaseException, traceback_text: str) -> str | None:
+    """The line to add under the traceback of ``exc`` when Python 2 habits cause it, or
+    None. The check and console play both add it, in the same words.
+
+    >>> try:
+    ...     first = map(int, "12")[0]
+    ... except TypeError as exc:
+    ...     print(exception_hint(exc, '  File "p.py", line 9, in mm_move\\n    first = moves[0]'))
+    This looks like Python 2: in Python 3 map() returns an iterator, not a list: in `first = moves[0]`, write list(map(...))
+    """
+    hint = python2_hint(f"{type(exc).__name__}: {exc}", innermost_line(traceback_text))
+    return f"This looks like Python 2: {hint}" if hint else None

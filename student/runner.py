@@ -23,7 +23,7 @@ from typing import Any
 from provided import course
 from provided.answers import BadAnswer, plain, read_answer, show
 from provided.board import TTTBoard
-from provided.python2 import import_hint, innermost_line, python2_fix, python2_hint, python2_message
+from provided.python2 import compile_problem, exception_hint, import_hint
 
 
 def main() -> None:
@@ -101,14 +101,10 @@ def _load(path: Path, calls: list[str]) -> Any:
 
 def _syntax_message(path: Path, exc: SyntaxError, source: str) -> str:
     """The grader's words for a file that does not compile: Python 2, with the fix."""
-    lines = source.splitlines()
-    line = exc.lineno
-    text = lines[line - 1] if line and 0 < line <= len(lines) else (exc.text or "")
-    fix = python2_fix(text) if line else None
-    if fix is not None:
-        return f"{path} does not compile: {python2_message(line, text, fix, lines)}"
-    detail = "".join(traceback.format_exception_only(type(exc), exc)).rstrip()
-    return f"{path} does not compile:\n{detail}"
+    problem = compile_problem(exc, source)
+    # The Python 2 fix fits on the line; Python's own message starts on the next.
+    separator = " " if problem.startswith("line ") else "\n"
+    return f"{path} does not compile:{separator}{problem}"
 
 
 def _own_frames(exc: BaseException, path: Path) -> str:
@@ -122,11 +118,8 @@ def _own_frames(exc: BaseException, path: Path) -> str:
     text = "".join(lines).rstrip()
     if len(text) > 3000:  # a RecursionError's traceback runs to thousands of lines
         text = "...\n" + text[-3000:]
-    first = f"{type(exc).__name__}: {exc}"
-    hint = python2_hint(first, innermost_line(text))
-    if hint:
-        text += f"\nThis looks like Python 2: {hint}"
-    return text
+    hint = exception_hint(exc, text)
+    return f"{text}\n{hint}" if hint else text
 
 
 def _safe_repr(value: Any) -> str:

@@ -174,7 +174,8 @@ def test_wrong_parameters_get_a_hint(players_module: None) -> None:
     ("provided.game:nope", "'provided.game' has no function 'nope' (it has: "),
     ("provided.board:SCORES", "'provided.board:SCORES' is not a function: it is a dict"),
     ("players:NOT_A_FUNCTION", "'players:NOT_A_FUNCTION' is not a function: it is a int"),
-    ("computer", "'computer' is not a player: use human, random, or MODULE:FUNCTION"),
+    ("computer", "'computer' is not a player: use human, random, perfect, MODULE:FUNCTION "
+                 "or path/to/FILE.py:FUNCTION (for example student.mm_player:move_wrapper)"),
     ("provided:", "'provided:' is not a player"),
     ("missing_file.py:move", "there is no file 'missing_file.py'"),
 ])
@@ -195,6 +196,47 @@ def test_import_error_inside_the_module_is_named(tmp_path: Path,
     with pytest.raises(SystemExit):
         main(["-x", f"{bad}:move"], stdout=io.StringIO())
     assert "failed: No module named 'poc_simpleplot_x'" in capsys.readouterr().err
+
+
+COURSE = ROOT / "tests" / "submissions" / "course"
+
+
+def test_a_python2_file_gets_the_checks_fix(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    old = tmp_path / "old.py"
+    old.write_text('def move(board, player, trials):\n    print "thinking"\n    return 0, 0\n')
+    with pytest.raises(SystemExit) as info:
+        main(["-x", f"{old}:move"], stdout=io.StringIO())
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    # The same words as python -m student check (provided.python2.compile_problem).
+    assert ('line 2: print "thinking"  -> write print("thinking")\n'
+            "This file is Python 2; the course runs Python 3.") in err
+
+
+def test_a_python2_habit_at_run_time_gets_the_checks_hint() -> None:
+    status, _, err = run_main(["-x", f"{COURSE / 'python2_map.py'}:move_wrapper",
+                               "-o", "random", "--seed", "1"])
+    assert status == 1
+    assert "TypeError: 'map' object is not subscriptable" in err
+    assert ("This looks like Python 2: in Python 3 map() returns an iterator, not a list: "
+            "in `first = moves[0]`, write list(map(...))") in err
+    check = subprocess.run([sys.executable, "-m", "student", "check", "--file",
+                            str(COURSE / "python2_map.py")], cwd=ROOT, capture_output=True,
+                           text=True, timeout=300)
+    hint = next(line for line in err.splitlines() if line.startswith("This looks like"))
+    assert hint in check.stdout   # word for word what the check says
+
+
+def test_a_missing_course_module_gets_the_checks_hint(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "plots.py"
+    bad.write_text("import poc_simpleplot_x\n\ndef move(board, player, trials):\n"
+                   "    return 0, 0\n")
+    with pytest.raises(SystemExit):
+        main(["-x", f"{bad}:move"], stdout=io.StringIO())
+    assert ("-> the module poc_simpleplot_x is not available to the grader"
+            in capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("argv", [["-n", "0"], ["--size", "three"], ["--trials", "-1"]])
