@@ -1,0 +1,275 @@
+"""Reading a class roster: a CSV with a student id, a name and an email on each line.
+
+The first line names the columns. ``id,name,email`` is the plain form; the exports of the
+LMSes are read too, their headers matched case-insensitively (Canvas's gradebook: Student,
+ID, SIS User ID; Moodle's: First name, Last name, ID number, Email address; Gradescope's
+roster: First Name, Last Name, SID, Email). Only the id is required. UTF-8 (with or
+without Excel's byte-order mark), UTF-16 with a byte-order mark, or else Windows-1252
+(with a note); commas, semicolons or tabs between cells. Any mistake refuses the whole
+file with a message that names the lines, so a roster is never half imported.
+
+>>> roster = parse_roster("id,name,email\\nalice,Alice A,alice@example.org\\n".encode())
+>>> roster.entries
+(RosterEntry(student_id='alice', name='Alice A', email='alice@example.org'),)
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+# The id the instructor's own sign-in link has in the links CSV.
+INSTRUCTOR_ID = "instructor"
+MAX_ID_LENGTH = 100
+MAX_PROBLEMS = 10          # a message lists at most this many problems (and says how many)
+_ID_CHARS = re.compile(r"^[A-Za-z0-9._@+-]+$")   # the ids batch gives files (discover.py)
+
+# Header names after _normal(): lower case, runs of spaces, "_" and "-" made one space.
+# The first alias found wins: Canvas's "ID" (the id in its download's file names, so that
+# `batch` and the page name a student alike) before its "SIS User ID".
+ID_ALIASES = ("student id", "studentid", "id", "sid", "sis user id", "sis id",
+              "id number", "idnumber", "student number", "user id", "userid", "username",
+              "login id", "sis login id")
+NAME_ALIASES = ("name", "full name", "fullname", "student name", "student", "display name")
+FIRST_ALIASES = ("first name", "firstname", "given name", "first")
+LAST_ALIASES = ("last name", "lastname", "surname", "family name", "last")
+EMAIL_ALIASES = ("email", "e mail", "email address", "e mail address", "mail")
+# Canvas's gradebook export has a second line of points, not a student.
+_CANVAS_POINTS = "points possible"
+
+
+class RosterError(ValueError):
+    """The roster cannot be imported; the message names the lines and the fix."""
+
+
+@dataclass(frozen=True)
+class RosterEntry:
+    """One student of the roster.
+
+    >>> RosterEntry("alice", "Alice A", "alice@example.org").student_id
+    'alice'
+    """
+
+    student_id: str
+    name: str = ""
+    email: str = ""
+
+
+@dataclass(frozen=True)
+class Roster:
+    """A roster's students in file order, and notes about how it was read (an encoding
+    guessed, a column missing) that a person should see but that do not refuse it."""
+
+    entries: tuple[RosterEntry, ...]
+    notes: tuple[str, ...] = ()
+    columns: tuple[str, ...] = ()     # the columns used: id, name, email (as headed)
+
+
+def read_roster(path: Path) -> list[RosterEntry]:
+    """The students of the roster CSV at ``path``; raises RosterError on any mistake.
+
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "roster.csv"
+    >>> _ = path.write_text("SID,Email,First Name,Last Name\\n42,ada@x.org,Ada,Lovelace\\n")
+    >>> read_roster(path)
+    [RosterEntry(student_id='42', name='Ada Lovelace', email='ada@x.org')]
+    """
+    return list(load_roster(path).entries)
+
+
+def load_roster(path: Path) -> Roster:
+    """:func:`read_roster` with the notes (see :class:`Roster`)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except IsADirectoryError:
+        raise RosterError(f"{path} is a folder: give the roster's .csv file") from None
+    except FileNotFoundError:
+        raise RosterError(f"there is no roster file {path}") from None
+    except OSError as problem:
+        raise RosterError(f"cannot read the roster {path}: {problem.strerror or problem}") \
+            from None
+    return parse_roster(data, str(path))
+
+
+def parse_roster(data: bytes, source: str = "the roster") -> Roster:
+    """The roster in ``data`` (a CSV file's bytes); ``source`` names it in messages.
+
+    >>> parse_roster(b"id,name\\n7,=1+2\\n").entries[0].name
+    '=1+2'
+    >>> try:
+    ...     parse_roster(b"id,name\\na,A\\nb,B\\na,C\\n", "r.csv")
+    ... except RosterError as problem:
+    ...     print(problem)
+    r.csv: a student id appears more than once (each student must be on one line only; \
+remove or correct the extra lines): 'a' on lines 2 and 4
+    """
+    text, notes = _decode(data, source)
+    lines = [line for line in text.splitlines() if line.strip(" \t,;")]
+    if not lines:
+        raise RosterError(f"{source} is empty: it needs a first line naming the columns "
+                          "(id,name,email), then one line per student")
+    delimiter = max((",", ";", "\t"), key=lines[0].count)
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    numbered: list[tuple[int, list[str]]] = []
+    try:
+        for row in reader:
+            if any(cell.strip() for cell in row):
+                numbered.append((reader.line_num, row))
+    except csv.Error as problem:
+        raise RosterError(f"{source} is not a CSV file (line {reader.line_num}: "
+                          f"{problem})") from None
+    header_line, header = numbered[0]
+    columns = _columns(header, source)
+    if columns.email is None:
+        notes.append(f"{source} has no email column (the sign-in links CSV will have empty "
+                     "emails); the columns found: " + _listed(header))
+    entries, problems = _entries(numbered[1:], columns)
+    problems += _duplicates(entries)
+    if problems:
+        raise RosterError(_problems_message(source, problems))
+    if not entries:
+        raise RosterError(f"{source} has a first line of column names but no student "
+                          f"(line {header_line}: {_listed(header)})")
+    used = tuple(header[index] for index in (columns.student_id, columns.name,
+                                             columns.email) if index is not None)
+    return Roster(tuple(entry for _, entry in entries), tuple(notes), used)
+
+
+def _decode(data: bytes, source: str) -> tuple[str, list[str]]:
+    """The text of ``data`` and the notes on its encoding."""
+    if data.startswith(b"PK\x03\x04"):
+        raise RosterError(f"{source} is a zip or an Excel workbook (.xlsx), not a CSV file: "
+                          "save it as CSV (File > Save As > CSV UTF-8) and import that")
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16"), []
+        except UnicodeDecodeError:
+            raise RosterError(f"{source} starts like UTF-16 but is not: save it as "
+                              "CSV UTF-8") from None
+    if b"\x00" in data:
+        raise RosterError(f"{source} is not a text file (it holds NUL bytes): save the "
+                          "roster as CSV UTF-8 and import that")
+    try:
+        return data.decode("utf-8-sig"), []
+    except UnicodeDecodeError as utf8_problem:
+        try:
+            text = data.decode("cp1252")
+        except UnicodeDecodeError:
+            line = data[:utf8_problem.start].count(b"\n") + 1
+            raise RosterError(
+                f"{source} is neither UTF-8 nor Windows-1252 text (byte "
+                f"0x{data[utf8_problem.start]:02x} on line {line}): save it as CSV UTF-8 "
+                "and import that") from None
+        line = data[:utf8_problem.start].count(b"\n") + 1
+        return text, [f"{source} is not UTF-8 (line {line} first): it was read as "
+                      "Windows-1252; check that the accented names look right, or save it "
+                      "as CSV UTF-8"]
+
+
+@dataclass(frozen=True)
+class _Columns:
+    student_id: int
+    name: int | None = None
+    first: int | None = None
+    last: int | None = None
+    email: int | None = None
+
+
+def _normal(header: str) -> str:
+    return re.sub(r"[\s_-]+", " ", header.strip().strip("\ufeff").casefold()).strip()
+
+
+def _find(normal: list[str], aliases: tuple[str, ...]) -> int | None:
+    for alias in aliases:
+        if alias in normal:
+            return normal.index(alias)
+    return None
+
+
+def _columns(header: list[str], source: str) -> _Columns:
+    normal = [_normal(cell) for cell in header]
+    student_id = _find(normal, ID_ALIASES)
+    if student_id is None:
+        raise RosterError(
+            f"{source} has no column for the student id; the columns found: "
+            f"{_listed(header)}. The first line must name the columns, e.g. id,name,email "
+            "(also understood: student_id, SID, SIS User ID, ID number, username)")
+    return _Columns(student_id, _find(normal, NAME_ALIASES), _find(normal, FIRST_ALIASES),
+                    _find(normal, LAST_ALIASES), _find(normal, EMAIL_ALIASES))
+
+
+def _listed(header: list[str]) -> str:
+    shown = [repr(cell.strip()) for cell in header[:12]]
+    return ", ".join(shown) + (f" (and {len(header) - 12} more)" if len(header) > 12 else "")
+
+
+def _cell(row: list[str], index: int | None) -> str:
+    if index is None or index >= len(row):
+        return ""
+    return " ".join(row[index].split())      # no line breaks or runs of spaces in a name
+
+
+def _entries(rows: list[tuple[int, list[str]]],
+             columns: _Columns) -> tuple[list[tuple[int, RosterEntry]], list[str]]:
+    entries: list[tuple[int, RosterEntry]] = []
+    problems: list[str] = []
+    for number, row in rows:
+        student_id = _cell(row, columns.student_id)
+        name = _cell(row, columns.name) or " ".join(
+            part for part in (_cell(row, columns.first), _cell(row, columns.last)) if part)
+        if not student_id and name.casefold() == _CANVAS_POINTS:
+            continue
+        problem = _id_problem(student_id)
+        if problem:
+            problems.append(f"line {number}: {problem}")
+            continue
+        entries.append((number, RosterEntry(student_id, name, _cell(row, columns.email))))
+    return entries, problems
+
+
+def _id_problem(student_id: str) -> str | None:
+    if not student_id:
+        return "no student id (the id cell is empty)"
+    if student_id.casefold() == INSTRUCTOR_ID:
+        return f"the id {INSTRUCTOR_ID!r} is the instructor's own: give the student another"
+    if len(student_id) > MAX_ID_LENGTH:
+        return f"the student id is longer than {MAX_ID_LENGTH} characters"
+    if not _ID_CHARS.match(student_id):
+        return (f"the student id {student_id!r} may hold only letters, digits and . _ @ + - "
+                "(no spaces)")
+    return None
+
+
+def _duplicates(entries: list[tuple[int, RosterEntry]]) -> list[str]:
+    lines: dict[str, list[int]] = {}
+    first: dict[str, str] = {}
+    for number, entry in entries:
+        key = entry.student_id.casefold()     # batch too takes Alice and alice for one
+        lines.setdefault(key, []).append(number)
+        first.setdefault(key, entry.student_id)
+    repeated = [f"{first[key]!r} on lines " + _and(numbers)
+                for key, numbers in lines.items() if len(numbers) > 1]
+    if not repeated:
+        return []
+    return ["a student id appears more than once (each student must be on one line only; "
+            "remove or correct the extra lines): " + "; ".join(repeated)]
+
+
+def _and(numbers: list[int]) -> str:
+    text = [str(number) for number in numbers]
+    return text[0] if len(text) == 1 else ", ".join(text[:-1]) + " and " + text[-1]
+
+
+def _problems_message(source: str, problems: list[str]) -> str:
+    shown = problems[:MAX_PROBLEMS]
+    more = len(problems) - len(shown)
+    tail = f"; and {more} more" if more else ""
+    if len(problems) == 1:
+        return f"{source}: {problems[0]}"
+    return (f"{source}: nothing was imported; {len(problems)} problems: "
+            + "; ".join(shown) + tail)
