@@ -5,6 +5,7 @@
     python -m student gui                the same game in a window (the course's run_gui)
     python -m student check              the public checks on student/mm_player.py
     python -m student check --file ~/hw/mm_player.py --timeout 20
+    python -m student submit             hand it in to the course's page (student/submit.py)
 
 Play takes the same options as ``python -m provided`` (``python -m student --help``).
 ``check`` exits with 0 when every check passed, 1 otherwise, 2 on bad options.
@@ -57,6 +58,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return check_main(argv[1:])
         if argv[:1] == ["gui"]:
             return _play(argv[1:], window=True)
+        if argv[:1] == ["submit"]:
+            from student.submit import submit_main
+            return submit_main(argv[1:])
         return _play(argv)
     except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

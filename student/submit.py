@@ -1,0 +1,411 @@
+"""``python -m student submit``: hand in mm_player.py to the course's submission page.
+
+    python -m student submit --link http://HOST:PORT/s/TOKEN    the first time
+    python -m student submit                                    every time after
+    python -m student submit --file ~/hw/mm_player.py
+
+Like okpy's ``--submit``: the personal link the instructor sent is kept beside the
+handout (``student/.ttt-submit.json``, readable by you only), the file is handed in
+through the page's JSON API, and the command waits while it is graded (its place
+in the queue, then each rubric item as it finishes), then prints the report.
+Standard library only: the handout installs nothing.
+
+Exit status: 0 graded (whatever the score); 1 the server refused it (the message
+says why and when to try again), could not be reached, or could not grade it;
+2 usage errors (no link known yet, no such file); 130 interrupted (Ctrl-C: the
+submission is still graded).
+
+>>> Link.parse("http://127.0.0.1:8000/s/abc_DEF-1").base
+'http://127.0.0.1:8000'
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable, Sequence, TextIO
+
+HANDOUT_PLAYER = Path(__file__).resolve().with_name("mm_player.py")
+CONFIG = HANDOUT_PLAYER.with_name(".ttt-submit.json")   # a dot file: handouts skip it
+EXIT_GRADED, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+HTTP_TIMEOUT = 30.0        # seconds for one request; grading itself is waited for by polling
+POLL_SECONDS = 1.0
+FINISHED = ("done", "error")
+HOW_TO_GET_A_LINK = (
+    "Your instructor sends each student a personal link to the course's submission page,\n"
+    "like http://HOST:PORT/s/TOKEN (the one that opens the page in a browser). Give it once:\n"
+    "    python3 -m student submit --link http://HOST:PORT/s/TOKEN\n"
+    "It is kept in {config} (readable by you only) for the next times.")
+_LINK = re.compile(r"^(?P<base>https?://[^/?#\s]+(?:/[^?#\s]*?)?)/s/(?P<token>[A-Za-z0-9_.~-]+)/?$")
+
+
+class SubmitError(Exception):
+    """Handing in failed; ``exit_status`` says how ``python -m student submit`` ends."""
+
+    exit_status = EXIT_REFUSED
+
+
+class LinkError(SubmitError):
+    """The sign-in link is missing or not a link to a submission page."""
+
+    exit_status = EXIT_USAGE
+
+
+class Refused(SubmitError):
+    """The server answered with an error: its message is for the student.
+
+    >>> str(Refused(413, "The file is larger than 256 KiB."))
+    'The server refused it: The file is larger than 256 KiB.'
+    """
+
+    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
+        self.status, self.message, self.retry_after = status, message, retry_after
+        text = f"The server refused it: {message}"
+        if retry_after is not None:
+            text += f" {when_to_retry(retry_after)}"
+        if status == 401:
+            text += ("\nAsk your instructor for a new link, then give it once:\n"
+                     "    python3 -m student submit --link NEW_LINK")
+        super().__init__(text)
+
+
+@dataclass(frozen=True)
+class Link:
+    """A personal sign-in link: the page's address (``base``) and the student's token.
+
+    >>> link = Link.parse("https://ttt.example.edu/course/s/Tok3n")
+    >>> link.base, link.token, link.url
+    ('https://ttt.example.edu/course', 'Tok3n', 'https://ttt.example.edu/course/s/Tok3n')
+    """
+
+    base: str
+    token: str
+
+    @property
+    def url(self) -> str:
+        return f"{self.base}/s/{self.token}"
+
+    @classmethod
+    def parse(cls, text: str) -> "Link":
+        match = _LINK.match(text.strip())
+        if not match:
+            raise LinkError(f"{text!r} is not a submission link: it looks like "
+                            "http://HOST:PORT/s/TOKEN (copy the whole link your instructor sent)")
+        return cls(match["base"].rstrip("/"), match["token"])
+
+
+@dataclass(frozen=True)
+class Received:
+    """What the server committed before saying "received"."""
+
+    id: int
+    status: str
+    received_at: str
+    size: int
+    sha256: str
+    queue_position: int | None
+
+
+def load_link(config: Path = CONFIG) -> Link | None:
+    """The link kept by an earlier ``--link``, or None when there is none."""
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+        return Link.parse(data["link"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError, LinkError) as problem:
+        raise LinkError(f"cannot read the kept link in {config} ({problem}); give it again "
+                        "with --link") from None
+
+
+def save_link(link: Link, config: Path = CONFIG) -> None:
+    """Keep ``link`` in ``config``, readable and writable by its owner only (it signs in)."""
+    config.parent.mkdir(parents=True, exist_ok=True)
+    partial = config.with_name(config.name + ".partial")
+    descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+        json.dump({"link": link.url}, handle)
+        handle.write("\n")
+    os.chmod(partial, 0o600)      # an older file may have been made with other rights
+    os.replace(partial, config)
+
+
+def when_to_retry(seconds: float, now: datetime | None = None) -> str:
+    """A rate limit's wait, as a person reads it.
+
+    >>> when_to_retry(125, datetime(2026, 1, 5, 14, 0, 0))
+    'Try again in 3 minutes (after 14:02).'
+    >>> when_to_retry(20, datetime(2026, 1, 5, 14, 0, 0))
+    'Try again in 20 seconds (after 14:00).'
+    """
+    now = datetime.now() if now is None else now
+    after = (now + timedelta(seconds=seconds)).strftime("%H:%M")
+    if seconds < 60:
+        return f"Try again in {round(seconds)} seconds (after {after})."
+    minutes = -(-int(seconds) // 60)
+    return f"Try again in {minutes} minute{'s' if minutes != 1 else ''} (after {after})."
+
+
+def _multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
+    """A multipart/form-data body with one file (urllib has no encoder for it)."""
+    boundary = f"ttt-{uuid.uuid4().hex}"
+    quoted = filename.replace("\\", "\\\\").replace('"', '\\"')
+    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; "
+            f"filename=\"{quoted}\"\r\nContent-Type: text/x-python\r\n\r\n").encode()
+    return head + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+
+
+def _request(link: Link, path: str, body: bytes | None = None,
+             content_type: str | None = None) -> dict[str, Any]:
+    """One JSON API call with the student's token; errors become :class:`SubmitError`."""
+    headers = {"Authorization": f"Bearer {link.token}", "Accept": "application/json"}
+    if content_type:
+        headers["Content-Type"] = content_type
+    request = urllib.request.Request(link.base + path, data=body, headers=headers,
+                                     method="POST" if body is not None else "GET")
+    try:
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
+            return json.loads(response.read().decode("utf-8"))
+    except urllib.error.HTTPError as error:
+        raise _refusal(error) from None
+    except (urllib.error.URLError, OSError) as problem:
+        reason = getattr(problem, "reason", problem)
+        raise SubmitError(f"Cannot reach the submission page at {link.base} ({reason}). "
+                          "Check your connection, or ask your instructor whether it is up.") from None
+    except ValueError:
+        raise SubmitError(f"{link.base} did not answer as a submission page does (not JSON): "
+                          "is the link right?") from None
+
+
+def _refusal(error: urllib.error.HTTPError) -> Refused:
+    """The server's own message from an error answer (JSON ``{"error": ...}``)."""
+    try:
+        data = json.loads(error.read().decode("utf-8"))
+    except (ValueError, OSError):
+        data = {}
+    if not isinstance(data, dict):
+        data = {}
+    message = str(data.get("error") or f"HTTP {error.code} {error.reason}")
+    retry = data.get("retry_after", error.headers.get("Retry-After") if error.headers else None)
+    try:
+        retry_after = float(retry) if retry is not None else None
+    except (TypeError, ValueError):
+        retry_after = None
+    return Refused(error.code, message, retry_after)
+
+
+def hand_in(link: Link, path: Path) -> Received:
+    """Send ``path``'s bytes; return what the server says it committed."""
+    body, content_type = _multipart("file", path.name, path.read_bytes())
+    data = _request(link, "/api/submissions", body, content_type)
+    try:
+        return Received(int(data["id"]), str(data["status"]), str(data.get("received_at", "")),
+                        int(data.get("size", -1)), str(data.get("sha256", "")),
+                        data.get("queue_position"))
+    except (KeyError, TypeError, ValueError):
+        raise SubmitError(f"The server's answer has no submission id: {data!r}") from None
+
+
+def status(link: Link, submission_id: int) -> dict[str, Any]:
+    """The submission's state now: ``status``, ``queue_position``, ``items``, the results."""
+    return _request(link, f"/api/submissions/{submission_id}")
+
+
+def wait_until_graded(link: Link, submission_id: int, on_update: Callable[[dict[str, Any]], None],
+                      limit: float, poll: float = POLL_SECONDS) -> dict[str, Any]:
+    """Poll until the submission is ``done`` or ``error``; call ``on_update`` with every state.
+
+    Raises :class:`SubmitError` after ``limit`` seconds (the submission is still graded).
+    """
+    give_up = time.monotonic() + limit
+    while True:
+        state = status(link, submission_id)
+        on_update(state)
+        if state.get("status") in FINISHED:
+            return state
+        if time.monotonic() >= give_up:
+            raise SubmitError(f"Still {state.get('status', 'waiting')} after {limit:g} s. It was "
+                              f"received and will be graded: see {page(link, submission_id)}")
+        time.sleep(poll)
+
+
+def page(link: Link, submission_id: int) -> str:
+    """The submission's page (open the sign-in link first in that browser)."""
+    return f"{link.base}/submissions/{submission_id}"
+
+
+class Progress:
+    """Prints what changed between two states: the queue place, then each finished item."""
+
+    def __init__(self, stdout: TextIO) -> None:
+        self.stdout = stdout
+        self.last_line = ""
+        self.items_shown = 0
+
+    def __call__(self, state: dict[str, Any]) -> None:
+        line = self._line(state)
+        if line and line != self.last_line:
+            self._say(line)
+            self.last_line = line
+        items = state.get("items") or []
+        for item in items[self.items_shown:]:
+            score, best = item.get("score"), item.get("max_score")
+            mark = "ok  " if score is not None and score == best else "    "
+            self._say(f"  {mark}{item.get('name', '?')}: {_points(score)} / {_points(best)}")
+        self.items_shown = max(self.items_shown, len(items))
+
+    def _line(self, state: dict[str, Any]) -> str:
+        kind = state.get("status")
+        if kind == "queued":
+            place = state.get("queue_position")
+            wait = state.get("estimated_wait_seconds")
+            text = "Waiting in the queue" if place is None else (
+                "Next in the queue" if place <= 1 else f"In the queue: place {place}")
+            if isinstance(wait, (int, float)) and wait > 0:
+                text += f", about {_duration(wait)} to wait"
+            return text + "..."
+        if kind == "running":
+            return "Grading..."
+        return ""
+
+    def _say(self, text: str) -> None:
+        print(text, file=self.stdout, flush=True)
+
+
+def _points(value: Any) -> str:
+    return "?" if value is None else f"{value:g}" if isinstance(value, (int, float)) else str(value)
+
+
+def _duration(seconds: float) -> str:
+    return f"{round(seconds)} s" if seconds < 90 else f"{round(seconds / 60)} min"
+
+
+def report_text(state: dict[str, Any]) -> str:
+    """The report as the terminal gives it: the summary, then every failed item in full.
+
+    >>> report_text({"results": {"output": "Score: 100 / 100", "tests": [
+    ...     {"name": "time", "status": "passed", "visibility": "visible", "output": "[ok] time"}]}})
+    'Score: 100 / 100'
+    """
+    results = state.get("results") or {}
+    parts = [str(results.get("output", "")).rstrip()]
+    for test in results.get("tests") or []:
+        if test.get("status") == "failed" and test.get("visibility", "visible") == "visible":
+            parts.append(str(test.get("output", "")).rstrip())
+    return "\n\n".join(part for part in parts if part)
+
+
+def submit_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m student submit",
+        description=(
+            "Hand in your mm_player.py to the course's submission page, wait while it is\n"
+            "graded, and print the report and the score. The first time, give the personal\n"
+            "link your instructor sent; it is kept for the next times.\n\n"
+            "examples:\n"
+            "  %(prog)s --link http://HOST:PORT/s/TOKEN     the first time\n"
+            "  %(prog)s                                     every time after\n"
+            "  %(prog)s --file ~/hw/mm_player.py"),
+        epilog=(
+            "exit status: 0 graded (whatever the score); 1 refused by the server (the\n"
+            "message says why), not reachable, or not graded; 2 usage errors; 130 Ctrl-C."),
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--link", metavar="URL",
+                        help="your personal link, http://HOST:PORT/s/TOKEN (kept for next times)")
+    parser.add_argument("--file", type=Path, default=HANDOUT_PLAYER, metavar="PATH",
+                        help="the file to hand in (default: student/mm_player.py)")
+    parser.add_argument("--wait", type=float, default=900.0, metavar="SECONDS",
+                        help="how long to wait for the report (default: 900); it is graded anyway")
+    parser.add_argument("--config", type=Path, default=CONFIG, metavar="PATH",
+                        help=f"where the link is kept (default: {_shown(CONFIG)})")
+    return parser
+
+
+def submit_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
+                stderr: TextIO | None = None) -> int:
+    """Hand in ``--file`` with the kept (or given) link; print progress and the report."""
+    stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
+    parser = submit_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:   # --help (0) or a bad option (2), already explained
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        link = Link.parse(args.link) if args.link else load_link(args.config)
+        if link is None:
+            print("No submission link yet.\n"
+                  + HOW_TO_GET_A_LINK.format(config=_shown(args.config)), file=stderr)
+            return EXIT_USAGE
+        path = args.file.expanduser()
+        if not path.is_file():
+            print(f"There is no file {args.file} to hand in.", file=stderr)
+            return EXIT_USAGE
+        return _submit(link, path, args, stdout, stderr)
+    except KeyboardInterrupt:
+        print("\nStopped waiting (Ctrl-C).", file=stderr)
+        return EXIT_INTERRUPTED
+    except SubmitError as problem:
+        print(problem, file=stderr)
+        return problem.exit_status
+
+
+def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
+            stderr: TextIO) -> int:
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    print(f"Handing in {_shown(path)} ({len(data)} bytes) to {link.base} ...", file=stdout)
+    try:
+        received = hand_in(link, path)
+    except Refused as refusal:
+        if refusal.status != 401 and args.link:
+            save_link(link, args.config)     # the server knew the token: keep it
+        raise
+    if args.link:
+        save_link(link, args.config)
+        print(f"(your link is kept in {_shown(args.config)} for the next times)", file=stdout)
+    intact = "" if received.sha256 in ("", digest) else (
+        f"  WARNING: the server's hash {received.sha256[:12]} differs from your file's "
+        f"{digest[:12]}: hand it in again")
+    print(f"Received: submission {received.id} at {received.received_at}, {received.size} bytes, "
+          f"sha256 {received.sha256[:12]}{intact}", file=stdout, flush=True)
+    try:
+        state = wait_until_graded(link, received.id, Progress(stdout), args.wait)
+    except KeyboardInterrupt:
+        print(f"\nStopped waiting: submission {received.id} is still graded; see "
+              f"{page(link, received.id)}", file=stderr)
+        return EXIT_INTERRUPTED
+    if state.get("status") == "error":
+        print(f"The grader could not grade submission {received.id} (a grader error, not "
+              "your score); your instructor can grade it again. See "
+              f"{page(link, received.id)}", file=stdout)
+        return EXIT_REFUSED
+    print("", file=stdout)
+    print(report_text(state), file=stdout)
+    late = " (late)" if state.get("late") else ""
+    print(f"\nScore: {_points(state.get('score'))} / {_points(state.get('max_score'))}{late}. "
+          f"The page: {page(link, received.id)}", file=stdout)
+    return EXIT_GRADED
+
+
+def _shown(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
+
+
+if __name__ == "__main__":
+    raise SystemExit(submit_main())
