@@ -103,6 +103,26 @@ def failed_call(position: Position, function: str, category: str, expected: str,
                    received=received, why=why, board=position.drawing(), judged=judged)
 
 
+BOARD_CHANGED = "board changed"
+
+
+def board_changed(position: Position, after: Position, function: str = "mm_move") -> Failure:
+    """The evidence of a call that changed its board: the call, the board before the call
+    and as the call left it (each drawn, for the report to label).
+
+    >>> before = Position.from_grid([[1, 2], [1, 1]], PLAYERO)
+    >>> after = Position.from_grid([[3, 2], [1, 1]], PLAYERO)
+    >>> failure = board_changed(before, after)
+    >>> failure.received, failure.board_after.splitlines()[1].split()
+    ('a changed board', ['0', 'O', '|', 'X'])
+    """
+    return Failure(category=BOARD_CHANGED, call=position.call(function),
+                   expected="the board as it was", received="a changed board",
+                   why=f"{function} must not change the board it is given: clone it "
+                       "(board.clone()) and move on the copy",
+                   board=position.drawing(), board_after=after.drawing())
+
+
 def _expected(solver: Solver, position: Position) -> str:
     return f"score {solver.value(position)} and {expected_move(solver, position)}"
 

@@ -31,9 +31,10 @@ class Failure:
     expected: str
     received: str
     why: str = ""        # the reason, with a line of best play where one helps
-    board: str = ""      # the board drawn with coordinates
+    board: str = ""      # the board drawn with coordinates (as it was given to the call)
     moves: tuple[str, ...] = ()   # for lost games: the game's moves, in order
     judged: bool = True  # False: the call gave no answer, so the check could not be judged
+    board_after: str = ""   # the board as the call left it, drawn, when the call changed it
 
     def unjudged(self) -> "Failure":
         """This failure as a check that could not be judged (no answer came back)."""
@@ -95,6 +96,8 @@ class GradeResult:
     too_slow: tuple[str, ...] = ()      # the tiers found too slow, as sentences
     not_run: int = 0                    # calls not made because the budget was spent
     grader_error: str | None = None     # set when the grader itself failed
+    import_calls: tuple[str, ...] = ()  # games the file starts when imported (skipped)
+    course_imports: tuple[str, ...] = ()   # the course's modules it imports (poc_ttt_provided)
 
     @property
     def score(self) -> float:

@@ -75,7 +75,7 @@ from grader.sandbox.limits import Limits
 from grader.sandbox.process import Worker, tail
 from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, call_request, reference_request,
                                      reply_from)
-from grader.sandbox.submission import LoadError, load_error, read_submission
+from grader.sandbox.submission import LoadError, course_imports, load_error, read_submission
 from grader.sandbox.uids import pick_uid
 from grader.timing.policy import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_RUNS, Calibration,
                                   TimingError)
@@ -100,6 +100,7 @@ class Sandbox:
         self.restarts = 0
         self.load_output = ""
         self.import_calls: tuple[str, ...] = ()   # "play_game"/"run_gui" skipped at import
+        self.course_imports: tuple[str, ...] = ()  # "poc_ttt_provided", ...: for the report
         self.calibration: Calibration | None = None  # the reference, timed in this sandbox
         self.calibrations = 0                        # how many times it was timed
         self._interrupted = False
@@ -133,6 +134,7 @@ class Sandbox:
         try:
             source, text = read_submission(self.submission)
             self._lines = text.splitlines()
+            self.course_imports = course_imports(text)
             self._bwrap = want_bwrap(self.use_bwrap)
             self._name = _safe_name(self.submission.name)
             self._uid = pick_uid() if os.geteuid() == 0 else None

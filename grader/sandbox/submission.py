@@ -12,12 +12,14 @@ grader.sandbox.submission.LoadError: there is no file /nonexistent/mm.py
 
 from __future__ import annotations
 
+import ast
 import io
 import stat
 import tokenize
 from pathlib import Path
 
 from grader.sandbox.protocol import text_of
+from provided.course import course_module
 from provided.python2 import import_hint, python2_fix, python2_hint, python2_message
 
 LOAD_ERROR_KINDS = ("missing", "not_a_file", "too_large", "empty", "binary", "encoding",
@@ -81,6 +83,29 @@ class LoadError(Exception):
         self.message = message
         self.line = line
         self.text = text
+
+
+def course_imports(source: str) -> tuple[str, ...]:
+    """The course's modules ``source`` imports, as it names them (it is not run): a file
+    written for the course needs them provided to be imported anywhere but the sandbox.
+
+    >>> course_imports("import poc_ttt_provided as provided\\nimport math")
+    ('poc_ttt_provided',)
+    >>> course_imports("from provided import TTTBoard")
+    ()
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return ()
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module)
+            names += [f"{node.module}.{alias.name}" for alias in node.names]
+    return tuple(dict.fromkeys(name for name in names if course_module(name) is not None))
 
 
 def read_submission(path: Path) -> tuple[bytes, str]:

@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from grader.judge.checks import Verdict, failed_call, judge_answer, judge_move
+from grader.judge.checks import Verdict, board_changed, failed_call, judge_answer, judge_move
 from grader.timing.pacing import CRASH_RUN, MM_MOVE, MOVE_WRAPPER, Pacing, Tier, TooSlow
 from grader.judge.position import Move, Position
 from grader.judge.results import Failure
@@ -312,10 +312,7 @@ class StudentClient:
         if reply.board_after is not None and reply.board_after != position.cells:
             after = Position(position.dim, tuple(reply.board_after), position.player,
                              position.reverse)
-            failures["board"] = failed_call(
-                position, MM_MOVE, "board changed", "the board as it was",
-                "the board changed to:\n" + after.drawing(),
-                "mm_move must not change the board it is given: clone it and move on the copy")
+            failures["board"] = board_changed(position, after)
         return replace(verdict, failures=failures, cpu_seconds=reply.cpu_seconds)
 
     def _ask_move_wrapper(self, position: Position) -> tuple[Move | None, Failure | None]:

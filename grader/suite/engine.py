@@ -94,6 +94,7 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
             wall_seconds=round(time.perf_counter() - started, 3),
             calls=client.stats.calls, timeouts=client.stats.timeouts,
             restarts=sandbox.restarts, isolation=sandbox.isolation,
+            import_calls=sandbox.import_calls, course_imports=sandbox.course_imports,
             timing=_timing(client, sandbox), not_run=client.stats.not_run,
             too_slow=tuple(tier.describe() for tier in client.pacing.too_slow
                            if tier.function == "mm_move"),

@@ -146,7 +146,11 @@ def _failure_block(failure: Failure) -> list[str]:
     if not failure.judged:
         lines.append(f"  ({NO_ANSWER}: this check could not be judged and earns no points)")
     if failure.board:
+        lines.append("  board before the call:" if failure.board_after else "  board:")
         lines += _indent(failure.board, 4)
+    if failure.board_after:
+        lines.append("  board after the call:")
+        lines += _indent(failure.board_after, 4)
     if failure.why:
         why = failure.why.splitlines() or [""]
         lines.append(f"  why: {why[0]}")
