@@ -105,14 +105,16 @@ class Attempt:
 def run_grade(submission: Path, student_id: str, options: GradingOptions, scratch: Path,
               timeout: float | None = DEFAULT_TIMEOUT,
               should_stop: Callable[[], bool] = lambda: False,
-              grace: float = GRACE_SECONDS, slot: int | None = None) -> Attempt:
+              grace: float = GRACE_SECONDS, slot: int | None = None,
+              env: dict[str, str] | None = None) -> Attempt:
     """Grade one submission in a ``python -m grader grade`` subprocess; never raises for it.
 
     The subprocess writes into ``scratch`` (a folder of its own); on a timeout
     or when ``should_stop()`` turns true it gets SIGTERM (it then closes its
     sandbox and writes what it has), and SIGKILL ``grace`` seconds later. ``slot``: which
     of the runs going on at once this is, so each runs on a CPU of its own
-    (``grader.sandbox.cpu``).
+    (``grader.sandbox.cpu``). ``env``: more environment variables for the run (``grader
+    serve`` names a progress file with ``TTT_GRADER_PROGRESS``).
     """
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
@@ -122,10 +124,10 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     timed_out = stopped = False
     with open(scratch / "stdout", "wb") as stdout, open(scratch / "stderr", "wb") as stderr:
         try:
-            env = None if slot is None else {**os.environ, CPU_VARIABLE: str(slot)}
+            extra = {**(env or {}), **({} if slot is None else {CPU_VARIABLE: str(slot)})}
             process = subprocess.Popen(argv, cwd=GRADER_HOME, stdin=subprocess.DEVNULL,
                                        stdout=stdout, stderr=stderr, start_new_session=True,
-                                       env=env,
+                                       env={**os.environ, **extra} if extra else None,
                                        preexec_fn=functools.partial(_die_with_parent,
                                                                     os.getpid()))
         except OSError as problem:

@@ -3,10 +3,18 @@
 It provides the fixtures the rubric tests take (``student``, ``hidden``, ``solver``,
 ``record``), reads each test's ``rubric`` marker, and keeps what the tests recorded: per
 item, checks passed, failed, or not judged (no answer).
+
+When the environment variable ``TTT_GRADER_PROGRESS`` names a file, each finished test
+appends one JSON line to it with its rubric item's counts so far, for a page that shows
+items as they finish (``grader serve``)::
+
+    {"name": "scores", "passed": 661, "total": 661, "failed": 0, "no_answer": 0, "error": false}
 """
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Iterator
 
 import pytest
@@ -15,6 +23,8 @@ from grader.judge.positions import HiddenPositions
 from grader.judge.results import Failure
 from grader.judge.solver import Solver
 from grader.suite.client import StudentClient
+
+PROGRESS_VARIABLE = "TTT_GRADER_PROGRESS"
 
 
 class Recorder:
@@ -55,6 +65,7 @@ class GradingPlugin:
         self.order: list[str] = []
         self.item_names: dict[str, str] = {}   # test node id -> rubric item
         self.errors: dict[str, str] = {}       # rubric item (or "collecting ...") -> traceback
+        self._progress = os.environ.get(PROGRESS_VARIABLE) or None
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.addinivalue_line(
@@ -74,8 +85,24 @@ class GradingPlugin:
             self.errors[f"collecting {report.nodeid or 'the suite'}"] = report.longreprtext
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        name = self.item_names.get(report.nodeid, report.nodeid)
         if report.failed:
-            self.errors[self.item_names.get(report.nodeid, report.nodeid)] = report.longreprtext
+            self.errors[name] = report.longreprtext
+        if report.when == "teardown" and self._progress is not None:
+            self._report_progress(name)
+
+    def _report_progress(self, name: str) -> None:
+        """One line for the page that shows progress; a page that cannot be told is no
+        reason to stop grading."""
+        record = self.records.get(name, Recorder())
+        line = json.dumps({"name": name, "passed": record.passed, "total": record.total,
+                           "failed": record.total - record.passed - record.no_answer,
+                           "no_answer": record.no_answer, "error": name in self.errors})
+        try:
+            with open(self._progress, "a", encoding="utf-8") as file:  # type: ignore[arg-type]
+                file.write(line + "\n")
+        except OSError:
+            self._progress = None
 
     @pytest.fixture(scope="session")
     def student(self) -> StudentClient:

@@ -1,0 +1,124 @@
+"""Sign-in tokens, who is signed in, and protection against cross-site requests.
+
+A sign-in token is ``HMAC-SHA256(course key, nonce)`` in URL-safe base64 (256 bits): the
+course key (DATA/secret.key, 0600, 32 random bytes) and a random nonce per person. The
+database keeps the nonce and the token's SHA-256, never the token: a copy of the database
+alone signs nobody in, and ``--links`` can still print every link. Renewing a link draws a
+new nonce. Sessions are Starlette's signed cookies (HttpOnly, SameSite=Lax) holding the
+token's hash, so a revoked or renewed link ends its sessions too; every form that changes
+something carries the session's CSRF token (:func:`require_csrf`).
+
+>>> token = derive_token(b"k" * 32, "nonce")
+>>> len(token), token == derive_token(b"k" * 32, "nonce")
+(43, True)
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import os
+import secrets
+from pathlib import Path
+from typing import Any, Mapping
+
+SECRET_FILE = "secret.key"
+SESSION_COOKIE = "ttt_session"
+SESSION_MAX_AGE = 30 * 24 * 3600       # a term's sign-in lasts a month; the link signs in again
+CSRF_FIELD = "csrf"
+CSRF_HEADER = "x-csrf-token"
+
+
+class CsrfError(Exception):
+    """A form arrived without this session's CSRF token (another site's form, or an old page)."""
+
+
+def new_nonce() -> str:
+    """A fresh random nonce (128 bits) for a person's token."""
+    return secrets.token_hex(16)
+
+
+def derive_token(secret: bytes, nonce: str) -> str:
+    """The sign-in token of ``nonce`` under the course key ``secret`` (43 URL-safe characters).
+
+    >>> derive_token(b"k" * 32, "a") != derive_token(b"k" * 32, "b")
+    True
+    """
+    digest = hmac.new(secret, nonce.encode("ascii"), hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
+def hash_token(token: str) -> str:
+    """What the database keeps of a token.
+
+    >>> hash_token("abc")[:8]
+    'ba7816bf'
+    """
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def same(left: str, right: str) -> bool:
+    """Compare two secrets in constant time."""
+    return hmac.compare_digest(left.encode(), right.encode())
+
+
+def load_secret(data: Path) -> bytes:
+    """The course key in ``data/secret.key``, created (0600) on the first start."""
+    path = Path(data) / SECRET_FILE
+    if not path.exists():
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "w") as file:
+            file.write(secrets.token_hex(32) + "\n")
+    return bytes.fromhex(path.read_text().strip())
+
+
+def bearer_token(headers: Mapping[str, str]) -> str | None:
+    """The token of an ``Authorization: Bearer TOKEN`` header, or None.
+
+    >>> bearer_token({"authorization": "Bearer abc"})
+    'abc'
+    """
+    value = headers.get("authorization", "")
+    scheme, _, token = value.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def sign_in(session: dict[str, Any], token_hash: str) -> None:
+    """Start a session for the holder of the token with ``token_hash`` (a fresh CSRF token)."""
+    session.clear()
+    session["token_hash"] = token_hash
+    session[CSRF_FIELD] = secrets.token_urlsafe(32)
+
+
+def session_token_hash(session: Mapping[str, Any]) -> str | None:
+    value = session.get("token_hash")
+    return value if isinstance(value, str) else None
+
+
+def csrf_token(session: dict[str, Any]) -> str:
+    """This session's CSRF token (made when missing), for the forms of a page."""
+    token = session.get(CSRF_FIELD)
+    if not isinstance(token, str):
+        token = session[CSRF_FIELD] = secrets.token_urlsafe(32)
+    return token
+
+
+def require_csrf(request: Any, form: Mapping[str, Any] | None = None) -> None:
+    """Raise CsrfError unless ``form`` (or, without one, the X-CSRF-Token header) carries
+    this session's CSRF token. ``request`` is a Starlette request (its ``session``).
+
+    >>> from types import SimpleNamespace
+    >>> request = SimpleNamespace(session={"csrf": "t"}, headers={})
+    >>> require_csrf(request, {"csrf": "t"})
+    >>> require_csrf(request, {"csrf": "x"})
+    Traceback (most recent call last):
+    ...
+    grader.service.auth.CsrfError: this form is out of date or came from another site: \
+reload the page and try again
+    """
+    expected = request.session.get(CSRF_FIELD)
+    sent = form.get(CSRF_FIELD) if form is not None else request.headers.get(CSRF_HEADER)
+    if not (isinstance(expected, str) and isinstance(sent, str) and same(expected, sent)):
+        raise CsrfError("this form is out of date or came from another site: "
+                        "reload the page and try again")

@@ -1,0 +1,514 @@
+"""The course's database: settings, students, sign-in tokens (hashed) and submissions.
+
+The only module that speaks SQL. SQLite through the standard library, in WAL mode, one
+connection shared by the web server's and the grading threads under a lock (every query
+here takes well under a millisecond). A submission's bytes, hash, time and student are
+committed (and synced) before :meth:`Store.add_submission` returns: what the page calls
+"received" survives a SIGKILL.
+
+    store = Store(Path("ttt-course/course.sqlite3"), secret=b"...")
+    store.upsert_students([("alice", "Alice A.", "alice@example.org")])
+    row = store.add_submission("alice", "mm_player.py", b"...", late=False, config="default")
+    claimed = store.claim_next("grade_0")      # the oldest queued one, now running
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+import threading
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from grader.service import auth
+
+SCHEMA_VERSION = "1"
+MAX_ATTEMPTS = 2            # a grading run that fails is run once more, then "error"
+MAX_RECOVERIES = 3          # starts of one submission (server restarts included) before "error"
+INSTRUCTOR = "instructor"   # the student_id of the instructor's row in --links
+STATUSES = ("queued", "running", "done", "error")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS students (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL DEFAULT '',
+    email TEXT NOT NULL DEFAULT '',
+    token_nonce TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    revoked INTEGER NOT NULL DEFAULT 0,
+    added_at TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    student TEXT NOT NULL REFERENCES students(id),
+    received_at TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    bytes BLOB NOT NULL,
+    status TEXT NOT NULL DEFAULT 'queued'
+        CHECK (status IN ('queued', 'running', 'done', 'error')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    worker TEXT,
+    started_at TEXT,
+    finished_at TEXT,
+    score REAL,
+    max_score REAL,
+    results_json TEXT,
+    report_text TEXT,
+    error TEXT,
+    seconds REAL,
+    late INTEGER NOT NULL DEFAULT 0,
+    config TEXT NOT NULL DEFAULT 'default'
+);
+CREATE INDEX IF NOT EXISTS submissions_status ON submissions (status, id);
+CREATE INDEX IF NOT EXISTS submissions_student ON submissions (student, id);
+"""
+
+# What a row of submissions is, without its bytes (pages list many; the file is fetched alone).
+_COLUMNS = ("id, student, received_at, filename, size, sha256, status, attempts, worker, "
+            "started_at, finished_at, score, max_score, results_json, report_text, error, "
+            "seconds, late, config")
+
+
+def utc_now() -> str:
+    """The time now as the database keeps it (ISO 8601, UTC, microseconds, sortable as text).
+
+    >>> len(utc_now()), utc_now().endswith("Z")
+    (27, True)
+    """
+    return format_time(datetime.now(timezone.utc))
+
+
+def format_time(moment: datetime) -> str:
+    """``moment`` as the database keeps times.
+
+    >>> format_time(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    '2026-01-02T03:04:05.000000Z'
+    """
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_time(text: str) -> datetime:
+    """A time as the database keeps it (or any ISO 8601 time; naive means UTC).
+
+    >>> parse_time("2026-01-02T03:04:05.000000Z").hour
+    3
+    """
+    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+@dataclass(frozen=True)
+class Student:
+    """One student of the roster."""
+
+    id: str
+    name: str
+    email: str
+    revoked: bool
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who a token signs in: the instructor (``student is None``) or one student."""
+
+    role: str                 # "student" or "instructor"
+    student: str | None = None
+
+    @property
+    def is_instructor(self) -> bool:
+        return self.role == INSTRUCTOR
+
+
+@dataclass(frozen=True)
+class Link:
+    """One row of ``--links``: a person and their sign-in link."""
+
+    student_id: str
+    name: str
+    email: str
+    link: str
+
+
+@dataclass(frozen=True)
+class SubmissionRow:
+    """One submission as the pages and the queue see it (without its bytes)."""
+
+    id: int
+    student: str
+    received_at: str
+    filename: str
+    size: int
+    sha256: str
+    status: str
+    attempts: int
+    worker: str | None
+    started_at: str | None
+    finished_at: str | None
+    score: float | None
+    max_score: float | None
+    results_json: str | None
+    report_text: str | None
+    error: str | None
+    seconds: float | None
+    late: bool
+    config: str
+
+    @property
+    def short_hash(self) -> str:
+        return self.sha256[:12]
+
+    @property
+    def in_flight(self) -> bool:
+        return self.status in ("queued", "running")
+
+
+def _row(values: sqlite3.Row) -> SubmissionRow:
+    data = dict(values)
+    data["late"] = bool(data["late"])
+    return SubmissionRow(**data)
+
+
+class Store:
+    """The course's database file (created with its schema when missing).
+
+    ``secret`` is the course's key (DATA/secret.key): sign-in tokens are derived from it
+    and a random nonce per person, and only their SHA-256 is stored, so the database
+    alone signs nobody in while ``--links`` can still print every link.
+    """
+
+    def __init__(self, path: Path, secret: bytes) -> None:
+        self.path = Path(path)
+        self._secret = secret
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
+                                   timeout=30.0)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=FULL")     # "received" means on the disk
+        self._db.execute("PRAGMA foreign_keys=ON")
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # --- plumbing -----------------------------------------------------------------------
+
+    class _Tx:
+        def __init__(self, store: "Store") -> None:
+            self.store = store
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.store._lock.acquire()
+            self.store._db.execute("BEGIN IMMEDIATE")
+            return self.store._db
+
+        def __exit__(self, kind: Any, value: Any, trace: Any) -> None:
+            try:
+                self.store._db.execute("COMMIT" if kind is None else "ROLLBACK")
+            finally:
+                self.store._lock.release()
+
+    def _transaction(self) -> "Store._Tx":
+        """``with self._transaction() as db:`` one atomic write (BEGIN IMMEDIATE)."""
+        return Store._Tx(self)
+
+    def _query(self, sql: str, parameters: Iterable[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, tuple(parameters)).fetchall()
+
+    def _one(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Row | None:
+        rows = self._query(sql, parameters)
+        return rows[0] if rows else None
+
+    # --- settings -----------------------------------------------------------------------
+
+    def get_setting(self, key: str, default: str | None = None) -> str | None:
+        row = self._one("SELECT value FROM settings WHERE key = ?", (key,))
+        return default if row is None else row["value"]
+
+    def set_setting(self, key: str, value: str | None) -> None:
+        """Set ``key`` (``None`` removes it)."""
+        with self._transaction() as db:
+            if value is None:
+                db.execute("DELETE FROM settings WHERE key = ?", (key,))
+            else:
+                db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) "
+                           "DO UPDATE SET value = excluded.value", (key, value))
+
+    def settings(self) -> dict[str, str]:
+        return {row["key"]: row["value"] for row in self._query("SELECT * FROM settings")}
+
+    # --- people and tokens ----------------------------------------------------------------
+
+    def ensure_instructor(self) -> str | None:
+        """Create the instructor's token on the first start: its token then, else None."""
+        with self._transaction() as db:
+            if db.execute("SELECT 1 FROM settings WHERE key = 'instructor_nonce'").fetchone():
+                return None
+            nonce = auth.new_nonce()
+            token = auth.derive_token(self._secret, nonce)
+            db.execute("INSERT INTO settings VALUES ('instructor_nonce', ?)", (nonce,))
+            db.execute("INSERT INTO settings VALUES ('instructor_token_hash', ?)",
+                       (auth.hash_token(token),))
+            db.execute("INSERT OR IGNORE INTO settings VALUES ('created_at', ?)", (utc_now(),))
+            return token
+
+    def instructor_token(self) -> str:
+        nonce = self.get_setting("instructor_nonce")
+        if nonce is None:
+            raise LookupError("the course has no instructor token yet (start the server once)")
+        return auth.derive_token(self._secret, nonce)
+
+    def renew_instructor_token(self) -> str:
+        """A new instructor link (the old one stops working)."""
+        nonce = auth.new_nonce()
+        token = auth.derive_token(self._secret, nonce)
+        with self._transaction() as db:
+            for key, value in (("instructor_nonce", nonce),
+                               ("instructor_token_hash", auth.hash_token(token))):
+                db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) "
+                           "DO UPDATE SET value = excluded.value", (key, value))
+        return token
+
+    def upsert_students(self, entries: Iterable[tuple[str, str, str]]) -> tuple[int, int]:
+        """Add or update ``(id, name, email)`` rows: (how many added, how many updated).
+
+        A student who is already there keeps their link (and their revocation)."""
+        entries = list(entries)
+        if any(student_id == INSTRUCTOR for student_id, _, _ in entries):
+            raise ValueError(f"a student cannot have the id {INSTRUCTOR!r} (the instructor's "
+                             "row of --links): rename them in the roster")
+        added = updated = 0
+        with self._transaction() as db:
+            for student_id, name, email in entries:
+                old = db.execute("SELECT name, email FROM students WHERE id = ?",
+                                 (student_id,)).fetchone()
+                if old is None:
+                    nonce = auth.new_nonce()
+                    token_hash = auth.hash_token(auth.derive_token(self._secret, nonce))
+                    db.execute("INSERT INTO students (id, name, email, token_nonce, "
+                               "token_hash, added_at) VALUES (?, ?, ?, ?, ?, ?)",
+                               (student_id, name, email, nonce, token_hash, utc_now()))
+                    added += 1
+                elif (old["name"], old["email"]) != (name, email):
+                    db.execute("UPDATE students SET name = ?, email = ? WHERE id = ?",
+                               (name, email, student_id))
+                    updated += 1
+        return added, updated
+
+    def students(self) -> list[Student]:
+        return [Student(row["id"], row["name"], row["email"], bool(row["revoked"]))
+                for row in self._query("SELECT id, name, email, revoked FROM students "
+                                       "ORDER BY id")]
+
+    def student(self, student_id: str) -> Student | None:
+        row = self._one("SELECT id, name, email, revoked FROM students WHERE id = ?",
+                        (student_id,))
+        return None if row is None else Student(row["id"], row["name"], row["email"],
+                                                bool(row["revoked"]))
+
+    def student_token(self, student_id: str) -> str:
+        row = self._one("SELECT token_nonce FROM students WHERE id = ?", (student_id,))
+        if row is None:
+            raise LookupError(f"no student {student_id!r} in the roster")
+        return auth.derive_token(self._secret, row["token_nonce"])
+
+    def renew_student_token(self, student_id: str) -> str:
+        """A new link for ``student_id`` (the old one stops working; a revoked one works again)."""
+        nonce = auth.new_nonce()
+        token = auth.derive_token(self._secret, nonce)
+        with self._transaction() as db:
+            changed = db.execute("UPDATE students SET token_nonce = ?, token_hash = ?, "
+                                 "revoked = 0 WHERE id = ?",
+                                 (nonce, auth.hash_token(token), student_id)).rowcount
+        if not changed:
+            raise LookupError(f"no student {student_id!r} in the roster")
+        return token
+
+    def set_revoked(self, student_id: str, revoked: bool = True) -> None:
+        with self._transaction() as db:
+            changed = db.execute("UPDATE students SET revoked = ? WHERE id = ?",
+                                 (int(revoked), student_id)).rowcount
+        if not changed:
+            raise LookupError(f"no student {student_id!r} in the roster")
+
+    def student_links(self, base_url: str) -> list[Link]:
+        """Every student's sign-in link (revoked ones left out), then the instructor's."""
+        base = base_url.rstrip("/")
+        rows = self._query("SELECT id, name, email, token_nonce FROM students "
+                           "WHERE revoked = 0 ORDER BY id")
+        links = [Link(row["id"], row["name"], row["email"],
+                      f"{base}/s/{auth.derive_token(self._secret, row['token_nonce'])}")
+                 for row in rows]
+        links.append(Link(INSTRUCTOR, "", "", f"{base}/s/{self.instructor_token()}"))
+        return links
+
+    def identify(self, token: str) -> Identity | None:
+        """Who ``token`` signs in, or None (unknown, forged, renewed or revoked)."""
+        if not token or len(token) > 200:
+            return None
+        return self.identify_hash(auth.hash_token(token))
+
+    def identify_hash(self, token_hash: str) -> Identity | None:
+        """Who the token with this SHA-256 signs in (a session keeps the hash), or None."""
+        if auth.same(token_hash, self.get_setting("instructor_token_hash") or ""):
+            return Identity(INSTRUCTOR)
+        row = self._one("SELECT id FROM students WHERE token_hash = ? AND revoked = 0",
+                        (token_hash,))
+        return None if row is None else Identity("student", row["id"])
+
+    # --- submissions ----------------------------------------------------------------------
+
+    def add_submission(self, student: str, filename: str, data: bytes, *, late: bool,
+                       config: str, received_at: str | None = None) -> SubmissionRow:
+        """Commit a submission (queued) and return it: after this, it is "received"."""
+        digest = hashlib.sha256(data).hexdigest()
+        with self._transaction() as db:
+            cursor = db.execute(
+                "INSERT INTO submissions (student, received_at, filename, size, sha256, bytes, "
+                "late, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (student, received_at or utc_now(), filename, len(data), digest, data,
+                 int(late), config))
+            number = cursor.lastrowid
+        row = self.submission(int(number))
+        assert row is not None
+        return row
+
+    def submission(self, submission_id: int, student: str | None = None) -> SubmissionRow | None:
+        """One submission; with ``student``, only if it is theirs (else None, as if missing)."""
+        if student is None:
+            row = self._one(f"SELECT {_COLUMNS} FROM submissions WHERE id = ?",
+                            (submission_id,))
+        else:
+            row = self._one(f"SELECT {_COLUMNS} FROM submissions WHERE id = ? AND student = ?",
+                            (submission_id, student))
+        return None if row is None else _row(row)
+
+    def submission_bytes(self, submission_id: int) -> bytes:
+        row = self._one("SELECT bytes FROM submissions WHERE id = ?", (submission_id,))
+        if row is None:
+            raise LookupError(f"no submission {submission_id}")
+        return bytes(row["bytes"])
+
+    def history(self, student: str) -> list[SubmissionRow]:
+        """A student's submissions, newest first."""
+        return [_row(row) for row in self._query(
+            f"SELECT {_COLUMNS} FROM submissions WHERE student = ? ORDER BY id DESC",
+            (student,))]
+
+    def in_flight(self, student: str) -> SubmissionRow | None:
+        """The student's submission that is queued or running, if any."""
+        row = self._one(f"SELECT {_COLUMNS} FROM submissions WHERE student = ? AND "
+                        "status IN ('queued', 'running') ORDER BY id LIMIT 1", (student,))
+        return None if row is None else _row(row)
+
+    def received_since(self, student: str, since: str) -> list[str]:
+        """The times of the student's submissions received at or after ``since``, oldest first."""
+        return [row["received_at"] for row in self._query(
+            "SELECT received_at FROM submissions WHERE student = ? AND received_at >= ? "
+            "ORDER BY received_at", (student, since))]
+
+    def queue_position(self, submission_id: int) -> int:
+        """1 for the next one to be graded; 0 when it is not waiting."""
+        row = self._one("SELECT COUNT(*) AS ahead FROM submissions WHERE status = 'queued' "
+                        "AND id <= ? AND EXISTS (SELECT 1 FROM submissions WHERE id = ? AND "
+                        "status = 'queued')", (submission_id, submission_id))
+        return int(row["ahead"]) if row is not None else 0
+
+    def counts(self) -> dict[str, int]:
+        """How many submissions have each status."""
+        found = {row["status"]: row["n"] for row in self._query(
+            "SELECT status, COUNT(*) AS n FROM submissions GROUP BY status")}
+        return {status: int(found.get(status, 0)) for status in STATUSES}
+
+    def running_started(self) -> list[str]:
+        """When each running grading run started (for an estimate of the wait)."""
+        return [row["started_at"] for row in self._query(
+            "SELECT started_at FROM submissions WHERE status = 'running'")]
+
+    def recent_seconds(self, limit: int = 20) -> list[float]:
+        """How long the last finished grading runs took, newest first."""
+        return [float(row["seconds"]) for row in self._query(
+            "SELECT seconds FROM submissions WHERE status = 'done' AND seconds IS NOT NULL "
+            "ORDER BY finished_at DESC LIMIT ?", (limit,))]
+
+    def claim_next(self, worker: str) -> SubmissionRow | None:
+        """Atomically take the oldest queued submission: it is now running on ``worker``."""
+        with self._transaction() as db:
+            row = db.execute("SELECT id FROM submissions WHERE status = 'queued' "
+                             "ORDER BY id LIMIT 1").fetchone()
+            if row is None:
+                return None
+            db.execute("UPDATE submissions SET status = 'running', attempts = attempts + 1, "
+                       "worker = ?, started_at = ?, finished_at = NULL WHERE id = ?",
+                       (worker, utc_now(), row["id"]))
+            number = row["id"]
+        return self.submission(number)
+
+    def finish(self, submission_id: int, *, score: float | None, max_score: float | None,
+               results_json: str | None, report_text: str, seconds: float,
+               error: str | None = None) -> None:
+        """A grading run ended with a report: the submission is done (``error``: a note)."""
+        with self._transaction() as db:
+            db.execute("UPDATE submissions SET status = 'done', score = ?, max_score = ?, "
+                       "results_json = ?, report_text = ?, error = ?, seconds = ?, "
+                       "finished_at = ? WHERE id = ? AND status = 'running'",
+                       (score, max_score, results_json, report_text, error, seconds,
+                        utc_now(), submission_id))
+
+    def fail(self, submission_id: int, why: str, *, report_text: str | None = None,
+             results_json: str | None = None) -> str:
+        """A grading run failed: queued again if it may be retried, else "error". The status."""
+        with self._transaction() as db:
+            row = db.execute("SELECT attempts FROM submissions WHERE id = ?",
+                             (submission_id,)).fetchone()
+            status = "queued" if row is not None and row["attempts"] < MAX_ATTEMPTS else "error"
+            db.execute("UPDATE submissions SET status = ?, error = ?, report_text = "
+                       "COALESCE(?, report_text), results_json = COALESCE(?, results_json), "
+                       "finished_at = ?, worker = NULL WHERE id = ? AND status = 'running'",
+                       (status, why, report_text, results_json,
+                        utc_now() if status == "error" else None, submission_id))
+        return status
+
+    def recover(self) -> int:
+        """After a crash: runs left "running" are queued again (the attempt counted; after
+        MAX_RECOVERIES starts, "error"). How many were queued again."""
+        with self._transaction() as db:
+            db.execute("UPDATE submissions SET status = 'error', worker = NULL, finished_at = ?, "
+                       "error = 'the server stopped while grading it, "
+                       f"{MAX_RECOVERIES} times' WHERE status = 'running' "
+                       "AND attempts >= ?", (utc_now(), MAX_RECOVERIES))
+            return db.execute("UPDATE submissions SET status = 'queued', worker = NULL, "
+                              "started_at = NULL WHERE status = 'running'").rowcount
+
+    def retry(self, submission_id: int) -> bool:
+        """The instructor's retry of a submission in "error" (or regrade of a done one):
+        queued again with fresh attempts. False when it is queued or running already."""
+        with self._transaction() as db:
+            return db.execute("UPDATE submissions SET status = 'queued', attempts = 0, "
+                              "worker = NULL, started_at = NULL, finished_at = NULL, "
+                              "error = NULL WHERE id = ? AND status IN ('done', 'error')",
+                              (submission_id,)).rowcount == 1
+
+    def queue(self) -> list[SubmissionRow]:
+        """What is waiting or running, in the order it will be (is being) graded."""
+        return [_row(row) for row in self._query(
+            f"SELECT {_COLUMNS} FROM submissions WHERE status IN ('queued', 'running') "
+            "ORDER BY status = 'queued', id")]
+
+    def all_submissions(self) -> Iterator[SubmissionRow]:
+        """Every submission, oldest first."""
+        for row in self._query(f"SELECT {_COLUMNS} FROM submissions ORDER BY id"):
+            yield _row(row)
