@@ -444,16 +444,18 @@ class Store:
             "SELECT seconds FROM submissions WHERE status = 'done' AND seconds IS NOT NULL "
             "ORDER BY finished_at DESC LIMIT ?", (limit,))]
 
-    def claim_next(self, worker: str) -> SubmissionRow | None:
-        """Atomically take the oldest queued submission: it is now running on ``worker``."""
+    def claim_next(self, worker: str, config: str | None = None) -> SubmissionRow | None:
+        """Atomically take the oldest queued submission: it is now running on ``worker``
+        (``config``: what it is graded under, when known)."""
         with self._transaction() as db:
             row = db.execute("SELECT id FROM submissions WHERE status = 'queued' "
                              "ORDER BY id LIMIT 1").fetchone()
             if row is None:
                 return None
             db.execute("UPDATE submissions SET status = 'running', attempts = attempts + 1, "
-                       "worker = ?, started_at = ?, finished_at = NULL WHERE id = ?",
-                       (worker, utc_now(), row["id"]))
+                       "worker = ?, started_at = ?, finished_at = NULL, "
+                       "config = COALESCE(?, config) WHERE id = ?",
+                       (worker, utc_now(), config, row["id"]))
             number = row["id"]
         return self.submission(number)
 
@@ -481,6 +483,13 @@ class Store:
                        (status, why, report_text, results_json,
                         utc_now() if status == "error" else None, submission_id))
         return status
+
+    def release(self, submission_id: int) -> None:
+        """A run stopped because the server stops: queued again, the attempt not counted."""
+        with self._transaction() as db:
+            db.execute("UPDATE submissions SET status = 'queued', worker = NULL, "
+                       "started_at = NULL, attempts = MAX(attempts - 1, 0) "
+                       "WHERE id = ? AND status = 'running'", (submission_id,))
 
     def recover(self) -> int:
         """After a crash: runs left "running" are queued again (the attempt counted; after

@@ -1,0 +1,246 @@
+"""The grading queue of ``grader serve``: threads that take the oldest queued submission and
+grade it in a ``python -m grader grade`` process, as ``batch`` does.
+
+The queue is the database (``storage.Store``): a thread claims a row atomically (it becomes
+"running"), writes the submission's bytes into DATA/work/ID/, grades it through
+:func:`grader.classroom.run.run_grade` (or a Dask task, with ``--scheduler``), and stores the
+score, results.json and the text report. A run that dies, hangs past its timeout or fails
+is run once more, then the submission shows "error" (the instructor may retry it). On start,
+rows a killed server left "running" are queued again, so every received submission is graded
+to completion exactly once. The web process itself never grades.
+
+    queue = GradingQueue(store, Path("ttt-course"), QueueOptions(jobs=2))
+    queue.start(); queue.wake(); ...; queue.stop()
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import shutil
+import statistics
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grader.classroom.discover import Submission
+from grader.classroom.run import DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, run_grade
+from grader.service.storage import Store, SubmissionRow
+from grader.suite.config import Config
+from grader.suite.plugin import PROGRESS_VARIABLE
+
+log = logging.getLogger("grader.service")
+
+WORK = "work"                  # DATA/work/ID/: a submission's file and its grading run
+SUBMISSION_NAME = "mm_player.py"
+PROGRESS_NAME = "progress.jsonl"
+IDLE_POLL_SECONDS = 1.0        # a thread with nothing to do looks again after this
+DEFAULT_GRADE_SECONDS = 20.0   # the estimate of a grading run before any has finished
+
+
+@dataclass(frozen=True)
+class QueueOptions:
+    """How submissions are graded: the grade options every run shares, where and how many."""
+
+    grading: GradingOptions = field(default_factory=GradingOptions)
+    jobs: int = 1                       # grading runs at once (threads; on Dask: tasks)
+    scheduler: str | None = None        # a Dask scheduler's address, or None: this machine
+    timeout: float | None = DEFAULT_TIMEOUT
+
+
+def config_label(options: GradingOptions) -> str:
+    """A short name for what a result is graded under: the configuration file's name and a
+    fingerprint of its content and of the options that change a score or a report.
+
+    >>> config_label(GradingOptions())
+    'default'
+    >>> config_label(GradingOptions(visibility="categories")).startswith("default (")
+    True
+    """
+    facts: dict[str, Any] = {"exhaustive": options.exhaustive,
+                             "visibility": options.visibility,
+                             "leaderboard": options.leaderboard}
+    if options.config is not None:
+        facts["config"] = hashlib.sha256(Path(options.config).read_bytes()).hexdigest()
+    for check in options.checks:
+        facts.setdefault("checks", []).append(str(check))
+    if facts == {"exhaustive": False, "visibility": "full", "leaderboard": False}:
+        return "default"
+    name = Path(options.config).name if options.config is not None else "default"
+    digest = hashlib.sha256(json.dumps(facts, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{name} ({digest})"
+
+
+def estimate_wait(position: int, jobs: int, recent: list[float]) -> float:
+    """Seconds until a submission at ``position`` in the queue (1: next) has its report.
+
+    >>> estimate_wait(1, 2, [10.0, 12.0, 30.0])
+    12.0
+    >>> estimate_wait(3, 2, [10.0])
+    20.0
+    """
+    typical = statistics.median(recent) if recent else DEFAULT_GRADE_SECONDS
+    rounds = (max(position, 1) - 1) // max(jobs, 1) + 1
+    return round(rounds * typical, 1)
+
+
+def read_progress(data: Path, submission_id: int,
+                  weights: dict[str, float]) -> list[dict[str, Any]]:
+    """The rubric items a running grade has finished, from its progress file (in order).
+
+    Each: name, score, max_score, passed, total (the score as the report will count it)."""
+    path = Path(data) / WORK / str(submission_id) / PROGRESS_NAME
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    items: dict[str, dict[str, Any]] = {}
+    for line in lines:
+        try:
+            record = json.loads(line)
+            name, passed, total = str(record["name"]), int(record["passed"]), int(record["total"])
+        except (ValueError, KeyError, TypeError):
+            continue          # a line being written
+        points = float(weights.get(name, 0.0))
+        if not points and not total:
+            continue          # an item that is off (0 points, nothing checked)
+        score = 0.0 if record.get("error") or not total else round(points * passed / total, 2)
+        items[name] = {"name": name, "score": score, "max_score": points,
+                       "passed": passed, "total": total}
+    return list(items.values())
+
+
+class GradingQueue:
+    """``jobs`` threads in the server process, each grading one submission at a time."""
+
+    def __init__(self, store: Store, data: Path, options: QueueOptions) -> None:
+        self.store = store
+        self.data = Path(data)
+        self.options = options
+        self.label = config_label(options.grading)
+        self.weights = Config.load(options.grading.config, options.grading.checks).weights
+        self._wake = threading.Condition()
+        self._pending = False
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._runner: Any = None
+        self.workers: dict[str, str] = {}        # thread name -> what it does now
+
+    @property
+    def jobs(self) -> int:
+        return self.options.jobs
+
+    def start(self) -> int:
+        """Queue again what a stopped server left running, start the threads. How many
+        were queued again."""
+        recovered = self.store.recover()
+        if self.options.scheduler:
+            from grader.classroom import distributed
+            self._runner = distributed.DaskRunner(self.options.scheduler)
+        for index in range(self.jobs):
+            name = f"grade_{index}"          # LocalRunner's names: the CPU slot is the suffix
+            self.workers[name] = "idle"
+            thread = threading.Thread(target=self._loop, args=(index, name), name=name,
+                                      daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        return recovered
+
+    def wake(self) -> None:
+        """A submission arrived: a free thread takes it now rather than at its next look."""
+        with self._wake:
+            self._pending = True
+            self._wake.notify()
+
+    def stop(self, wait: float = 15.0) -> None:
+        """Start nothing more; running grades are stopped and queued again for next time."""
+        self._stop.set()
+        with self._wake:
+            self._wake.notify_all()
+        for thread in self._threads:
+            thread.join(timeout=wait)
+        if self._runner is not None:
+            self._runner.stop()
+            self._runner.close()
+
+    def _loop(self, index: int, name: str) -> None:
+        while not self._stop.is_set():
+            try:
+                row = self.store.claim_next(name, self.label)
+            except Exception:             # the database is busy or gone: look again later
+                log.exception("cannot claim a submission")
+                row = None
+            if row is None:
+                with self._wake:
+                    if not self._pending:
+                        self._wake.wait(IDLE_POLL_SECONDS)
+                    self._pending = False
+                continue
+            self.workers[name] = f"grading submission {row.id}"
+            try:
+                self._grade(row, index)
+            except Exception as problem:  # our own bug: the submission must not stay running
+                log.exception("grading submission %s failed", row.id)
+                self.store.fail(row.id, f"the grader failed: {problem}")
+            finally:
+                self.workers[name] = "idle"
+
+    def _grade(self, row: SubmissionRow, index: int) -> None:
+        folder = self.data / WORK / str(row.id)
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / SUBMISSION_NAME
+        path.write_bytes(self.store.submission_bytes(row.id))
+        progress = folder / PROGRESS_NAME
+        progress.write_bytes(b"")
+        scratch = folder / f"attempt-{row.attempts}"
+        shutil.rmtree(scratch, ignore_errors=True)
+        log.info("grading submission %s of %s (attempt %s)", row.id, row.student, row.attempts)
+        attempt = self._run(path, row.student, scratch, index, progress)
+        if attempt.stopped or self._stop.is_set():
+            self.store.release(row.id)
+            return
+        outcome = self._store_attempt(row, attempt)
+        log.info("submission %s: %s (%.1f s)", row.id, outcome, attempt.seconds)
+        if outcome != "queued":
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def _run(self, path: Path, student: str, scratch: Path, index: int,
+             progress: Path) -> Attempt:
+        options = self.options
+        if self._runner is None:
+            return run_grade(path, student, options.grading, scratch, options.timeout,
+                             self._stop.is_set, slot=index,
+                             env={PROGRESS_VARIABLE: str(progress.resolve())})
+        job = Job(Submission(student, path), options.grading, scratch, options.timeout)
+        return self._runner.submit(job).result()
+
+    def _store_attempt(self, row: SubmissionRow, attempt: Attempt) -> str:
+        """Store what a run left: "done", or "queued"/"error" when it failed."""
+        results: dict[str, Any] | None = None
+        if attempt.results is not None:
+            try:
+                results = json.loads(attempt.results)
+            except ValueError:
+                results = None
+        if attempt.complete and attempt.returncode == 0 and results is not None:
+            tests = results.get("tests", [])
+            self.store.finish(row.id, score=float(results.get("score", 0.0)),
+                              max_score=float(sum(t.get("max_score", 0.0) for t in tests)),
+                              results_json=attempt.results, report_text=attempt.report,
+                              seconds=attempt.seconds)
+            return "done"
+        if attempt.timed_out:
+            why = f"the grading run took longer than {self.options.timeout:g} s and was stopped"
+        elif attempt.returncode is None:
+            why = attempt.errors or "the grading run could not start"
+        elif results is not None and attempt.returncode == 1:
+            why = "the grader itself failed: " + str(
+                results.get("extra_data", {}).get("grader_error") or "see the report")
+        else:
+            why = f"the grading run ended with exit status {attempt.returncode}"
+        log.warning("submission %s, attempt %s: %s\n%s", row.id, row.attempts, why,
+                    attempt.errors[-2000:])
+        return self.store.fail(row.id, why, report_text=attempt.report or None,
+                               results_json=attempt.results)
