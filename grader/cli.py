@@ -98,8 +98,13 @@ def grade_command(args: argparse.Namespace) -> int:
     text = report.text_report(result, args.visibility, options.config.examples)
     # Files first: a reader that stops early (| head) must not cost the results.
     if args.json:
+        graded_under = config_file.GradedUnder.of(
+            options.config, args.config.name if args.config else "default",
+            exhaustive=args.exhaustive, visibility=args.visibility,
+            leaderboard=args.leaderboard, checks=args.checks)
         writers.write_json_atomic(args.json, results_json.gradescope_results(
-            result, args.visibility, options.config.examples, leaderboard=args.leaderboard))
+            result, args.visibility, options.config.examples, leaderboard=args.leaderboard,
+            graded_under=graded_under.to_json()))
     if args.csv:
         table.write_csv(args.csv, [result])
     print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)

@@ -8,16 +8,24 @@ and says what is allowed: a typo must never grade a class at 0.
 >>> config = Config.load()
 >>> sum(config.weights.values()), config.policy.factor
 (100.0, 5.0)
+
+Each result records what it was graded under (:class:`GradedUnder`: the effective
+configuration and the grader's version, with a short fingerprint), so that a class graded
+in two runs is never mixed without a sign.
 """
 
 from __future__ import annotations
 
 import ast
 import configparser
+import functools
+import hashlib
+import importlib.metadata
+import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from grader.timing.policy import TimePolicy, TimingError
 
@@ -34,6 +42,11 @@ RETIRED = {
     ("time", "budget searches"): "it is now `budget`",
 }
 IGNORED = {("grader", "secret")}   # retired keys that are only warned about, not refused
+DISTRIBUTION = "ttt-minimax"
+# The grader's own source, and the board module students run against: a change to either
+# may change a grade, so it changes the grader's version (see grader_version).
+PACKAGES = Path(__file__).resolve().parents[2]
+GRADER_SOURCES = (("grader", (".py", ".cfg", ".ini")), ("provided", (".py",)))
 
 
 class ConfigError(ValueError):
@@ -90,7 +103,8 @@ class Config:
 
 
 def _read(path: Path) -> configparser.ConfigParser:
-    parser = configparser.ConfigParser(interpolation=None)
+    # "scores = 30   # a comment" as the README writes it: a comment, not part of the value.
+    parser = configparser.ConfigParser(interpolation=None, inline_comment_prefixes=("#", ";"))
     try:
         with open(path, encoding="utf-8") as file:
             parser.read_file(file)
@@ -173,3 +187,163 @@ def rubric_items(paths: Iterable[Path]) -> list[str]:
                     and node.args[0].value not in names):
                 names.append(node.args[0].value)
     return names
+
+
+# ---------------------------------------------------------------- what a result was graded under
+
+
+@functools.lru_cache(maxsize=None)
+def grader_version() -> str:
+    """The package's version and a hash of the grader's own source (``grader/`` and the
+    ``provided`` board it grades with), so that a changed grader is noticed even when
+    nobody changed the version number.
+
+    >>> grader_version().startswith(importlib.metadata.version(DISTRIBUTION) + "+")
+    True
+    """
+    try:
+        version = importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        version = "0"
+    digest = hashlib.sha256()
+    for package, suffixes in GRADER_SOURCES:
+        root = PACKAGES / package
+        for path in sorted(root.rglob("*")):
+            relative = path.relative_to(PACKAGES).as_posix()
+            if (path.is_file() and path.suffix in suffixes and "__pycache__" not in relative
+                    and not any(part.startswith(".") for part in path.relative_to(root).parts)):
+                digest.update(relative.encode() + b"\0" + path.read_bytes() + b"\0")
+    return f"{version}+{digest.hexdigest()[:8]}"
+
+
+def _checks_digest(checks: Iterable[Path]) -> tuple[tuple[str, str], ...]:
+    """Each ``--checks`` file's (or folder's) name and a hash of its content: not its
+    path, so that a copy elsewhere (a Dask worker, Gradescope) counts as the same."""
+    digests = []
+    for index, check in enumerate(map(Path, checks)):
+        digest = hashlib.sha256()
+        files = ([check] if not check.is_dir() else
+                 [path for path in sorted(check.rglob("*")) if path.is_file()
+                  and "__pycache__" not in path.parts and path.suffix != ".pyc"
+                  and not any(p.startswith(".") for p in path.relative_to(check).parts)])
+        for path in files:
+            relative = path.relative_to(check).as_posix() if check.is_dir() else ""
+            try:
+                digest.update(relative.encode() + b"\0" + path.read_bytes() + b"\0")
+            except OSError:
+                digest.update(b"unreadable")
+        digests.append((f"{index}/{check.name}", digest.hexdigest()[:8]))
+    return tuple(digests)
+
+
+@dataclass(frozen=True)
+class GradedUnder:
+    """What one result was graded under: the effective configuration (not the file's
+    text: a comment changes nothing), the options that change a score or what the
+    student reads, and the grader's version. ``fingerprint`` is a short hash of all of
+    it except ``name`` (the configuration file's name, for people).
+
+    >>> one = GradedUnder.of(Config.load())
+    >>> len(one.fingerprint), one.max_score, one == GradedUnder.of(Config.load())
+    (8, 100.0, True)
+    >>> GradedUnder.of(Config.load(), exhaustive=True).fingerprint != one.fingerprint
+    True
+    """
+
+    name: str
+    grader: str
+    rubric: tuple[tuple[str, float], ...]
+    time: tuple[tuple[str, float], ...]
+    examples: int = 3
+    exhaustive: bool = False
+    visibility: str = "full"
+    leaderboard: bool = False
+    checks: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, config: Config, name: str = "default", exhaustive: bool = False,
+           visibility: str = "full", leaderboard: bool = False,
+           checks: Iterable[Path] = ()) -> "GradedUnder":
+        """What a run with ``config`` and these options grades under, here and now."""
+        policy = config.policy
+        return cls(name, grader_version(),
+                   tuple((item, float(points)) for item, points in config.weights.items()),
+                   tuple((key, float(getattr(policy, key))) for key in TIME_KEYS),
+                   config.examples, exhaustive, visibility, leaderboard,
+                   _checks_digest(checks))
+
+    @property
+    def fingerprint(self) -> str:
+        facts = asdict(self)
+        del facts["name"]
+        text = json.dumps(facts, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:8]
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(points for _, points in self.rubric), 2)
+
+    def to_json(self) -> dict[str, Any]:
+        """As results.json's ``extra_data["configuration"]`` holds it."""
+        return {"fingerprint": self.fingerprint, "name": self.name, "grader": self.grader,
+                "max_score": self.max_score, "rubric": dict(self.rubric),
+                "time": dict(self.time), "examples": self.examples,
+                "exhaustive": self.exhaustive, "visibility": self.visibility,
+                "leaderboard": self.leaderboard, "checks": dict(self.checks)}
+
+    def describe(self) -> str:
+        """One line for people: the file, the points, what is not the default.
+
+        >>> GradedUnder.of(Config.load()).describe()[:37]
+        'default configuration, 100 points, gr'
+        """
+        return describe(self.to_json())
+
+    def differences(self, recorded: dict[str, Any] | None) -> list[str]:
+        """What differs between this and a result's recorded ``configuration``.
+
+        >>> default = GradedUnder.of(Config.load())
+        >>> default.differences({**default.to_json(), "rubric": {"scores": 15.0}})[:1]
+        ['rubric: finished boards 10 (was not there)']
+        """
+        if not isinstance(recorded, dict):
+            return ["not recorded (graded by an earlier version of the grader)"]
+        mine = self.to_json()
+        found = []
+        for key in ("rubric", "time", "checks"):
+            old = recorded.get(key) if isinstance(recorded.get(key), dict) else {}
+            for name, value in mine[key].items():
+                if old.get(name) != value:
+                    was = f"was {_value(old[name])}" if name in old else "was not there"
+                    found.append(f"{key}: {name} {_value(value)} ({was})")
+            found += [f"{key}: {name} (was {_value(value)}, now not there)"
+                      for name, value in old.items() if name not in mine[key]]
+        for key in ("examples", "exhaustive", "visibility", "leaderboard", "grader"):
+            if recorded.get(key) != mine[key]:
+                found.append(f"{key}: {_value(mine[key])} (was {_value(recorded.get(key))})")
+        return found
+
+
+def describe(recorded: dict[str, Any] | None) -> str:
+    """A result's recorded ``configuration`` in one line (see ``GradedUnder.to_json``).
+
+    >>> describe(None)
+    'not recorded (graded by an earlier version of the grader)'
+    """
+    if not isinstance(recorded, dict):
+        return "not recorded (graded by an earlier version of the grader)"
+    name = recorded.get("name") or "default"
+    parts = [f"{name} configuration" if name == "default" else str(name)]
+    if isinstance(recorded.get("max_score"), (int, float)):
+        parts.append(f"{recorded['max_score']:g} points")
+    parts += [flag for flag in ("exhaustive", "leaderboard") if recorded.get(flag)]
+    if recorded.get("visibility") not in (None, "full"):
+        parts.append(f"visibility {recorded['visibility']}")
+    if recorded.get("checks"):
+        parts.append(f"{len(recorded['checks'])} --checks")
+    parts.append(f"grader {recorded.get('grader', '?')}")
+    return ", ".join(parts)
+
+
+def _value(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)

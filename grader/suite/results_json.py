@@ -57,7 +57,8 @@ def _extra_data(result: GradeResult, visibility: str) -> dict[str, Any]:
 
 
 def gradescope_results(result: GradeResult, visibility: str = "full",
-                       examples: int = 3, leaderboard: bool = False) -> dict[str, Any]:
+                       examples: int = 3, leaderboard: bool = False,
+                       graded_under: dict[str, Any] | None = None) -> dict[str, Any]:
     """Gradescope's results.json for one run, as a dict ready for :func:`write_json_atomic`.
 
     One test per rubric item, every one ``"visible"`` (shown to the student at once). With
@@ -67,6 +68,9 @@ def gradescope_results(result: GradeResult, visibility: str = "full",
     student once the deadline has passed, with no regrade. stdout is ``"hidden"``: it may
     hold what the submission printed. All outputs are plain text. With ``leaderboard``, a
     correct submission's CPU time on the empty 3x3 board goes to Gradescope's leaderboard.
+    ``graded_under`` (``GradedUnder.to_json()``: the configuration and the grader's
+    version) goes to ``extra_data["configuration"]``, so that a batch knows what each
+    result was graded under.
 
     >>> from grader.judge.results import GradeResult, ItemResult
     >>> r = GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 3, 4),))
@@ -115,5 +119,6 @@ def gradescope_results(result: GradeResult, visibility: str = "full",
         "test_output_format": "text",
         "stdout_visibility": "hidden",
         "tests": _json_safe(tests),
-        "extra_data": _extra_data(result, visibility),
+        "extra_data": {**_extra_data(result, visibility),
+                       **({"configuration": _json_safe(graded_under)} if graded_under else {})},
     }

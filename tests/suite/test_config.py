@@ -6,12 +6,14 @@ below must be refused with a message that names the key and what is allowed.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
-from grader.suite.config import Config, ConfigError, rubric_items
+from grader.suite import config as config_module
+from grader.suite.config import Config, ConfigError, GradedUnder, rubric_items
 from test_grader import SUBMISSIONS, run_grader
 
 DEFAULT_ITEMS = ["finished boards", "scores", "moves", "other sizes", "reverse games",
@@ -116,3 +118,73 @@ def test_an_item_no_test_scores_is_a_grader_error_exit_1(tmp_path):
     assert "no test in the suite scores this item" in done.stdout
     tests = json.loads((tmp_path / "r.json").read_text())["tests"]
     assert tests[-1]["name"] == "docs" and tests[-1]["score"] == 0
+
+
+# ---------------------------------------------------------------- what a result was graded under
+
+
+def test_the_fingerprint_follows_what_changes_a_grade_not_how_the_file_is_written(tmp_path):
+    default = GradedUnder.of(Config.load())
+    same = config_file(tmp_path, "# our course\n[rubric]\nscores = 15   # as before\n")
+    assert GradedUnder.of(Config.load(same), "course.cfg").fingerprint == default.fingerprint
+
+    style = Config.load(config_file(tmp_path, "[rubric]\nstyle = 25\n"))
+    changed = {
+        "rubric": GradedUnder.of(style, "course.cfg"),
+        "time": GradedUnder.of(Config.load(config_file(tmp_path, "[time]\nfactor = 4\n"))),
+        "examples": GradedUnder.of(Config.load(config_file(tmp_path,
+                                                           "[grader]\nexamples = 1\n"))),
+        "exhaustive": GradedUnder.of(Config.load(), exhaustive=True),
+        "visibility": GradedUnder.of(Config.load(), visibility="categories"),
+        "grader": dataclasses.replace(default, grader="0.0.9+0badc0de"),
+    }
+    for what, under in changed.items():
+        assert under.fingerprint != default.fingerprint, what
+        assert any(line.startswith(what) for line in under.differences(default.to_json())), what
+    assert changed["rubric"].max_score == 125
+    assert changed["rubric"].differences(default.to_json()) == ["rubric: style 25 (was 0)"]
+    assert "course.cfg, 125 points" in changed["rubric"].describe()
+    assert default.differences(None) == [
+        "not recorded (graded by an earlier version of the grader)"]
+
+
+def test_extra_checks_count_by_content_not_by_where_they_are(tmp_path):
+    def under(path):
+        return GradedUnder.of(Config.load(), checks=[path]).fingerprint
+
+    text = 'import pytest\n\n@pytest.mark.rubric("docs")\ndef test_docs(): pass\n'
+    here, there = tmp_path / "a" / "test_mine.py", tmp_path / "b" / "test_mine.py"
+    for path in (here, there):
+        path.parent.mkdir()
+        path.write_text(text)
+    assert under(here) == under(there) != GradedUnder.of(Config.load()).fingerprint
+    there.write_text(text + "# and one more check\n")
+    assert under(here) != under(there)
+
+
+def test_a_changed_grader_source_changes_the_grader_version(tmp_path, monkeypatch):
+    for package in ("grader", "provided"):
+        (tmp_path / package).mkdir()
+        (tmp_path / package / "module.py").write_text("X = 1\n")
+    monkeypatch.setattr(config_module, "PACKAGES", tmp_path)
+    version = config_module.grader_version.__wrapped__
+    before = version()
+    (tmp_path / "grader" / "__pycache__").mkdir()
+    (tmp_path / "grader" / "__pycache__" / "module.cpython-312.pyc").write_bytes(b"\0")
+    assert version() == before                       # a cache is not the source
+    (tmp_path / "provided" / "module.py").write_text("X = 2\n")
+    assert version() != before and version().split("+")[0] == before.split("+")[0]
+
+
+def test_each_result_records_what_it_was_graded_under(tmp_path):
+    path = config_file(tmp_path, "[rubric]\nstyle = 25\n")
+    empty = tmp_path / "empty.py"
+    empty.write_text("")
+    done = run_grader("grade", str(empty), "--config", str(path), "--visibility",
+                      "categories", "--json", str(tmp_path / "r.json"))
+    assert done.returncode == 0, done.stderr
+    recorded = json.loads((tmp_path / "r.json").read_text())["extra_data"]["configuration"]
+    expected = GradedUnder.of(Config.load(path), "course.cfg", visibility="categories")
+    assert recorded == expected.to_json()
+    assert recorded["max_score"] == 125 and recorded["name"] == "course.cfg"
+    assert recorded["grader"] == config_module.grader_version()
