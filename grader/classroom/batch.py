@@ -37,7 +37,8 @@ from grader.classroom.discover import Submission
 from grader.classroom.run import (DEFAULT_TIMEOUT, GRACE_SECONDS, Attempt, GradingOptions, Job,
                                   Runner)
 from grader.classroom.similarity import Similarity, SimilarityOptions, compare_and_write
-from grader.classroom.state import OutputFolder, Plan, plan_batch, row_for
+from grader.classroom.state import (ConfigurationChangedError, OutputFolder, Plan,
+                                    changed_message, graded_under, plan_batch, row_for)
 from grader.suite import writers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -46,12 +47,15 @@ _write_text = writers.write_text_atomic
 
 @dataclass(frozen=True)
 class BatchOptions:
-    """How a batch runs: where it writes, what it regrades, how long a run may take, and
-    whether it compares the submissions' code (never a grade: see ``similarity``)."""
+    """How a batch runs: where it writes, what it regrades (``regrade``: everything;
+    ``regrade_changed``: what was graded under another configuration or grader version),
+    how long a run may take, and whether it compares the submissions' code (never a
+    grade: see ``similarity``)."""
 
     out: Path
     grading: GradingOptions = GradingOptions()
     regrade: bool = False
+    regrade_changed: bool = False
     timeout: float | None = DEFAULT_TIMEOUT
     similarity: SimilarityOptions | None = None
 
@@ -116,7 +120,10 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
     the batch: nothing more starts, the running grading runs are stopped, and
     the gradebook and summary are written for what is done. With
     ``options.similarity``, the submissions' code is compared first (before any
-    grading: the summary page lists the most similar pairs from the start).
+    grading: the summary page lists the most similar pairs from the start). Raises
+    ConfigurationChangedError, before grading anything, when DIR holds results graded
+    under another configuration or grader version and neither ``regrade`` nor
+    ``regrade_changed`` says what to do with them: a class is never mixed silently.
 
         folder = Path("grades")
         found, _ = find_submissions(Path("class.zip"), folder / ".work")
@@ -126,7 +133,11 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
     stop = stop or threading.Event()
     with folder.locked():
         folder.prepare()
-        plan = plan_batch(submissions, folder, options.regrade)
+        expected = graded_under(options.grading)
+        plan = plan_batch(submissions, folder, options.regrade, expected,
+                          options.regrade_changed)
+        if plan.changed and not options.regrade_changed:
+            raise ConfigurationChangedError(changed_message(plan, folder, expected))
         found = None
         if options.similarity is not None and not stop.is_set():
             try:

@@ -19,7 +19,7 @@ from grader.classroom.unpack import SubmissionsError
 from grader.classroom.progress import ConsoleProgress
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions, LocalRunner, Runner
 from grader.classroom import similarity
-from grader.classroom.state import BatchLockedError, OutputFolder
+from grader.classroom.state import BatchLockedError, ConfigurationChangedError, OutputFolder
 
 
 HELP_EPILOG = """\
@@ -41,6 +41,12 @@ output: DIR/results/ID.json (Gradescope results), DIR/reports/ID.txt (text
 report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ID.log (grader failures);
 with --similarity, DIR/similarity.csv and DIR/similarity/pair-NNN.html.
 Run the same command again after an interruption: what is done is kept.
+Each result records the configuration and grader version it was graded under
+(the gradebook's config column). A run whose configuration (rubric, [time],
+[grader], --checks, --exhaustive, --visibility, --leaderboard) or grader version
+differs from what DIR's results were graded under stops with exit status 2 and
+says what differs: --regrade-changed grades those again (the others are kept),
+--regrade grades everything again.
 
 exit status: 0 done, 1 some grading runs failed (run again to retry them),
 2 usage error, 130 interrupted (the gradebook covers what was done).
@@ -74,6 +80,10 @@ def register(commands: argparse._SubParsersAction,
                              "(default: the number of cores, %(default)s here)")
     parser.add_argument("--regrade", action="store_true",
                         help="grade every submission again, even those with a result in DIR")
+    parser.add_argument("--regrade-changed", action="store_true",
+                        help="grade again the results in DIR graded under another "
+                             "configuration or grader version (without it, such a run "
+                             "stops and says what differs); the others are kept")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="grade on a Dask cluster instead (e.g. tcp://10.0.0.5:8786); "
                              "needs pip install 'ttt-minimax[dask]' here and on the workers")
@@ -125,7 +135,8 @@ def batch_command(args: argparse.Namespace) -> int:
               "(see --help)", file=sys.stderr)
         return EXIT_USAGE
     options = BatchOptions(out=args.out, grading=GradingOptions.from_args(args),
-                           regrade=args.regrade, timeout=args.timeout or None,
+                           regrade=args.regrade, regrade_changed=args.regrade_changed,
+                           timeout=args.timeout or None,
                            similarity=compared)
     from grader.suite.config import Config, ConfigError
     try:       # a bad configuration would fail every grading run: say so once, now
@@ -155,7 +166,7 @@ def batch_command(args: argparse.Namespace) -> int:
         print("comparing the submissions' code (--similarity)", file=sys.stderr, flush=True)
     try:
         outcome = run_batch(submissions, options, runner, progress, stop)
-    except BatchLockedError as problem:
+    except (BatchLockedError, ConfigurationChangedError) as problem:
         runner.close()
         print(f"python -m grader batch: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -203,6 +214,9 @@ def closing_lines(outcome: BatchOutcome, folder: OutputFolder) -> str:
     lines.append(f"{len(rows)} submissions: {len(graded)} with a score, "
                  f"{len(outcome.graded)} graded now, {len(outcome.plan.done)} already done, "
                  f"{len(outcome.plan.not_graded)} not graded, {len(outcome.failed)} failed")
+    if outcome.plan.changed:
+        lines.append(f"{len(outcome.plan.changed)} of them graded again because they had been "
+                     "graded under another configuration or grader version")
     for row in rows:
         if row.score is None:
             lines.append(f"  {row.student_id}: {row.status}")

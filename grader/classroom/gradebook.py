@@ -18,8 +18,12 @@ from typing import Any, Iterable, Sequence
 
 from grader.judge.results import NO_ANSWER
 from grader.suite import table, writers
+from grader.suite.config import describe
 
-EXTRA_COLUMNS = ["late", "name", "source", "no_answer"]   # after table.csv_header's columns
+# After table.csv_header's columns; config: the fingerprint of what the row was graded
+# under (grader.suite.config.GradedUnder), so that a class graded twice shows it.
+EXTRA_COLUMNS = ["late", "name", "source", "no_answer", "config"]
+UNRECORDED = "unrecorded"      # the config of a result from a grader that did not record it
 NOT_GRADED = "not graded"
 
 
@@ -60,6 +64,8 @@ class Row:
     name: str = ""
     late: bool = False
     source: str = ""
+    config: str = ""                  # the fingerprint it was graded under ("": not graded)
+    config_text: str = ""             # ...in words (grader.suite.config.describe)
 
     @property
     def ran(self) -> bool:
@@ -96,10 +102,13 @@ def row_from_results(student_id: str, data: dict[str, Any], name: str = "",
     else:
         status = "graded"
     wall = _number(extra.get("wall_seconds"))
+    recorded = extra.get("configuration")
+    fingerprint = recorded.get("fingerprint") if isinstance(recorded, dict) else None
     return Row(student_id, status, _number(data.get("score")) or 0.0, max_score, items,
                _number(extra.get("student_cpu_seconds")),
                wall if wall is not None else _number(data.get("execution_time")),
-               name, late, source)
+               name, late, source, str(fingerprint or UNRECORDED),
+               describe(recorded if isinstance(recorded, dict) else None))
 
 
 
@@ -142,12 +151,13 @@ def item_names(rows: Iterable[Row]) -> list[str]:
 
 
 def gradebook_columns(names: Sequence[str]) -> list[str]:
-    """``grade --csv``'s columns (table.csv_header), then late, name, source, and the
-    items on which no call gave an answer (nothing judged, no points: "no_answer").
+    """``grade --csv``'s columns (table.csv_header), then late, name, source, the
+    items on which no call gave an answer (nothing judged, no points: "no_answer"), and
+    the fingerprint of the configuration and grader version it was graded under.
 
     >>> gradebook_columns(["scores"])
     ['student_id', 'score', 'max_score', 'scores', 'status', 'cpu_seconds', 'wall_seconds', \
-'late', 'name', 'source', 'no_answer']
+'late', 'name', 'source', 'no_answer', 'config']
     """
     for name in names:
         if name in EXTRA_COLUMNS:
@@ -176,6 +186,7 @@ def gradebook_csv(rows: Sequence[Row]) -> str:
             "name": row.name,
             "source": row.source,
             "no_answer": "; ".join(item.name for item in row.items if item.unanswered),
+            "config": row.config,
         }
         for item in row.items:
             line[item.name] = cell(item.score)

@@ -177,6 +177,31 @@ def _check_config(config: Path | None, checks: tuple[Path, ...] = ()) -> tuple[s
         raise BuildError(str(problem)) from None
 
 
+def rubric_total(options: GradingOptions) -> float:
+    """The points the rubric of ``options`` totals: the assignment's points on Gradescope
+    must be the same, or Gradescope shows a score out of the wrong total.
+
+    >>> rubric_total(GradingOptions())
+    100.0
+    """
+    from grader.suite.config import Config
+    return round(sum(Config.load(options.config, options.checks).weights.values()), 2)
+
+
+def points_lines(total: float) -> list[str]:
+    """What ``build`` says about the assignment's points on Gradescope.
+
+    >>> points_lines(125.0)[0]
+    'the rubric totals 125 points, not 100: give the assignment 125 points on Gradescope'
+    """
+    if total == 100:
+        return ["the rubric totals 100 points: give the assignment 100 points on Gradescope"]
+    return [f"the rubric totals {total:g} points, not 100: give the assignment {total:g} "
+            "points on Gradescope",
+            "  (its autograder points): the two must match, or every score is shown out "
+            "of the wrong total"]
+
+
 def build_warnings(options: GradingOptions, environ: Mapping[str, str] = os.environ
                    ) -> list[str]:
     """What the instructor set that the zip does not carry, each said in one sentence.
@@ -369,7 +394,8 @@ project's source (provided/, student/, grader/, setup.cfg, pyproject.toml,
 README.md; never tests/), your --config as grader_config.cfg, your --checks, and
 the grading options in autograder.json.
 Upload it under Configure Autograder, base image Ubuntu 22.04 or newer, and give
-the assignment as many autograder points as the rubric (100 by default).
+the assignment as many points as the rubric totals (100 by default; build
+prints the total).
 
 examples:
   python -m grader gradescope build autograder.zip --config course.cfg
@@ -437,6 +463,8 @@ def build_command(args: argparse.Namespace) -> int:
     configured = " (with your configuration)" if CONFIG_NAME in names else ""
     print(f"wrote {args.out}: {len(names)} files{configured}; keep it private: it is the grader")
     print("upload it to Gradescope: Configure Autograder > Zip file upload")
+    for line in points_lines(rubric_total(options)):
+        print(line)
     return EXIT_OK
 
 

@@ -1,6 +1,7 @@
 """The batch's output folder: where each result goes, what is done, and the lock that
 keeps two batches out of one folder. A submission is done when ``DIR/results/ID.json``
-exists and parses; nothing else is ever written there.
+exists, parses, and was graded under this batch's configuration and grader version
+(see ``grader.suite.config.GradedUnder``); nothing else is ever written there.
 
 >>> load_results(Path("/no/such/file.json")) is None
 True
@@ -11,16 +12,24 @@ from __future__ import annotations
 import contextlib
 import json
 import shutil
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from grader.classroom import gradebook
 from grader.classroom.discover import Submission
+from grader.classroom.run import GradingOptions
+from grader.suite.config import Config, GradedUnder, describe
 
 
 class BatchLockedError(Exception):
     """Another batch is writing to the same output folder."""
+
+
+class ConfigurationChangedError(Exception):
+    """DIR holds results graded under another configuration or grader version than this
+    batch's; the message counts them, says what differs and names ``--regrade-changed``."""
 
 
 class OutputFolder:
@@ -95,24 +104,88 @@ def load_results(path: Path) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class Plan:
-    """What a batch found before it started grading."""
+    """What a batch found before it started grading. ``changed``: those whose result was
+    graded under another configuration or grader version (also in ``to_grade`` when the
+    batch regrades them)."""
 
     to_grade: tuple[Submission, ...]
     done: tuple[Submission, ...]
     not_graded: tuple[Submission, ...]
+    changed: tuple[Submission, ...] = ()
 
 
-def plan_batch(submissions: list[Submission], folder: OutputFolder, regrade: bool) -> Plan:
-    """Sort the submissions into to grade, already done (a result parses) and not graded."""
-    to_grade, done, not_graded = [], [], []
+def graded_under(options: GradingOptions) -> GradedUnder:
+    """What each grading run of a batch with ``options`` grades under (it must match what
+    ``python -m grader grade`` records with the same options).
+
+    >>> graded_under(GradingOptions()).name
+    'default'
+    """
+    config = Config.load(options.config, options.checks)
+    return GradedUnder.of(config, options.config.name if options.config else "default",
+                          exhaustive=options.exhaustive, visibility=options.visibility,
+                          leaderboard=options.leaderboard, checks=options.checks)
+
+
+def recorded_configuration(data: dict[str, Any]) -> dict[str, Any] | None:
+    """What a result says it was graded under (None: an earlier grader did not say)."""
+    extra = data.get("extra_data")
+    recorded = extra.get("configuration") if isinstance(extra, dict) else None
+    return recorded if isinstance(recorded, dict) else None
+
+
+def plan_batch(submissions: list[Submission], folder: OutputFolder, regrade: bool,
+               expected: GradedUnder | None = None, regrade_changed: bool = False) -> Plan:
+    """Sort the submissions into to grade, already done (a result parses, graded under
+    ``expected`` when given), changed (graded under something else: to grade again only
+    with ``regrade_changed``) and not graded."""
+    to_grade, done, not_graded, changed = [], [], [], []
     for submission in submissions:
+        data = None if regrade else folder.load_result(submission.student_id)
         if submission.problem is not None:
             not_graded.append(submission)
-        elif not regrade and folder.load_result(submission.student_id) is not None:
-            done.append(submission)
-        else:
+        elif data is None:
             to_grade.append(submission)
-    return Plan(tuple(to_grade), tuple(done), tuple(not_graded))
+        elif expected is not None and _fingerprint(data) != expected.fingerprint:
+            changed.append(submission)
+            if regrade_changed:
+                to_grade.append(submission)
+        else:
+            done.append(submission)
+    return Plan(tuple(to_grade), tuple(done), tuple(not_graded), tuple(changed))
+
+
+def _fingerprint(data: dict[str, Any]) -> str | None:
+    recorded = recorded_configuration(data)
+    return None if recorded is None else recorded.get("fingerprint")
+
+
+def changed_message(plan: Plan, folder: OutputFolder, expected: GradedUnder) -> str:
+    """Why a batch will not grade into ``folder``: how many results were graded under what,
+    what differs from this run, and the options that settle it."""
+    under: Counter[str] = Counter()
+    described: dict[str, str] = {}
+    differences: list[str] = []
+    for submission in plan.changed:
+        data = folder.load_result(submission.student_id) or {}
+        recorded = recorded_configuration(data)
+        key = _fingerprint(data) or "unrecorded"
+        under[key] += 1
+        described[key] = describe(recorded)
+        differences += [d for d in expected.differences(recorded) if d not in differences]
+    count = len(plan.changed)
+    lines = [f"{folder.root} holds {count} result{'s' * (count != 1)} graded under another "
+             "configuration or grader version than this run's:"]
+    lines += [f"  {number} under {key}: {described[key]}" for key, number in under.most_common()]
+    lines.append(f"  this run: {expected.fingerprint}: {expected.describe()}")
+    lines.append("  what differs: " + "; ".join(differences[:6])
+                 + (f"; and {len(differences) - 6} more" if len(differences) > 6 else ""))
+    lines.append("Grading now would mix configurations in one class. Run the same command "
+                 f"with --regrade-changed to grade those {count} again under this run's "
+                 "(the others are kept; it can be stopped and run again), or with --regrade "
+                 "to grade every submission again; or give the options they were graded "
+                 "with, or another --out.")
+    return "\n".join(lines)
 
 
 def row_for(submission: Submission, folder: OutputFolder,

@@ -1,9 +1,10 @@
 """The class summary page: one HTML file that works offline, its charts as inline SVG.
 
-Score histogram, how often each rubric item failed (and how often it got no answer), the
-slowest submissions, what was not run or not graded and why, the most similar pairs of
-submissions (when the batch compared them) and every submission's scores. It reads
-gradebook rows; nothing here grades or prints.
+What the class was graded under (a warning when it is more than one configuration or
+grader version), the score histogram, how often each rubric item failed (and how often it
+got no answer), the slowest submissions, what was not run or not graded and why, the most
+similar pairs of submissions (when the batch compared them) and every submission's scores.
+It reads gradebook rows; nothing here grades or prints.
 
 >>> from grader.classroom.gradebook import Row, not_graded_row
 >>> "<svg" in summary_html([not_graded_row("bob", "empty folder"), Row("alice", "graded", 80.0, 100.0)])
@@ -16,7 +17,7 @@ import html
 import statistics
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -42,6 +43,13 @@ class ClassStats:
     item_failures: dict[str, tuple[int, int]]   # item -> (failed, out of)
     item_no_answer: dict[str, int]              # item -> submissions with no answer on it
     item_means: dict[str, tuple[float, float]]  # item -> (mean score, max score)
+    # fingerprint -> (graded submissions, the configuration in words), most rows first
+    configurations: dict[str, tuple[int, str]] = field(default_factory=dict)
+
+    @property
+    def mixed(self) -> bool:
+        """The graded rows were graded under more than one configuration or grader."""
+        return len(self.configurations) > 1
 
     @classmethod
     def of(cls, rows: Sequence[Row]) -> "ClassStats":
@@ -67,7 +75,11 @@ class ClassStats:
             grader_errors=sum(row.status == "grader error" for row in rows),
             scores=tuple(row.score or 0.0 for row in graded),
             max_score=max_score, item_failures=failures, item_no_answer=no_answer,
-            item_means=means)
+            item_means=means,
+            configurations={config: (count, next(row.config_text for row in graded
+                                                 if row.config == config))
+                            for config, count in Counter(row.config for row in graded
+                                                         if row.config).most_common()})
 
 
 def _reason_kind(status: str) -> str:
@@ -164,6 +176,8 @@ th, td { border-bottom: 1px solid #e4e7ee; padding: .3em .6em; text-align: left;
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
 td.ok { background: #e7f6ec; } td.bad { background: #fdeaea; } td.none { color: #999; }
 td.quiet { background: #f1f1f1; color: #666; }
+.warning { background: #fff3cd; border: 1px solid #e0b400; border-radius: 8px;
+           padding: .6em 1em; }
 svg .bar { fill: #4c78a8; } svg .fail { fill: #e45756; } svg .track { fill: #eef0f4; }
 svg .axis { stroke: #889; } svg text { font: 12px system-ui, sans-serif; fill: #334; }
 svg .count, svg .tick, svg .label { text-anchor: middle; } svg .name { text-anchor: end; }
@@ -187,6 +201,7 @@ def summary_html(rows: Sequence[Row], title: str = "Class summary",
            f'<p class="muted">{stats.total} submissions; written '
            f'{_e(time.strftime("%Y-%m-%d %H:%M"))}.</p>']
     out += _cards(stats)
+    out += _configurations_section(stats)
     out.append("<h2>Scores</h2>")
     if stats.scores:
         out.append(histogram_svg(stats.scores, stats.max_score))
@@ -221,6 +236,26 @@ def _cards(stats: ClassStats) -> list[str]:
                   ("full marks", str(sum(score >= stats.max_score for score in scores)))]
     return ['<div class="cards">'] + [f'<div class="card"><b>{_e(value)}</b>{_e(label)}</div>'
                                       for label, value in cards] + ["</div>"]
+
+
+def _configurations_section(stats: ClassStats) -> list[str]:
+    """A line per configuration the graded rows were graded under, and a warning when
+    there is more than one: their scores are not comparable."""
+    if not stats.configurations:
+        return []
+    lines = []
+    if stats.mixed:
+        lines.append(f'<p class="warning"><b>Warning: this class was graded under '
+                     f'{len(stats.configurations)} configurations or grader versions</b> '
+                     "(below): their scores are not comparable. Run the batch again with "
+                     "<code>--regrade-changed</code> to grade every submission under one.</p>")
+    lines.append('<p class="muted">Graded under (the gradebook\'s <code>config</code> '
+                 "column):</p><ul>")
+    lines += [f"<li><code>{_e(config)}</code>: {_e(text)}: {count} "
+              f"submission{'s' * (count != 1)}</li>"
+              for config, (count, text) in stats.configurations.items()]
+    lines.append("</ul>")
+    return lines
 
 
 def _items_table(stats: ClassStats) -> list[str]:

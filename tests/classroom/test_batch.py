@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from grader import classroom as batch
-from grader.classroom import gradebook, summary, unpack
+from grader.classroom import gradebook, state, summary, unpack
 from grader.classroom import (
     Attempt,
     BatchOptions,
@@ -319,6 +319,40 @@ def test_resume_regrades_only_what_is_missing_and_regrade_forces(tmp_path: Path)
     assert results["alice"].stat().st_mtime_ns != before["alice"]
 
 
+def test_a_rerun_under_another_configuration_stops_then_regrades_what_changed(
+        tmp_path: Path) -> None:
+    """The issue's case: a rerun with another --config said "0 to grade, 13 already done"
+    and kept the old grades (no style column, out of 100 where the rubric totals 125)."""
+    source = tmp_path / "class"
+    for sid in ("alice", "bob"):
+        copy(CONSTANT, source / f"{sid}.py")
+    out = tmp_path / "out"
+    style = tmp_path / "course.cfg"
+    style.write_text("[rubric]\nstyle = 25\n")
+    assert run_batch_cli(source, out).returncode == 0
+    _, before = read_gradebook(out)
+
+    refused = run_batch_cli(source, out, "--config", str(style))
+
+    assert refused.returncode == 2, refused.stderr
+    assert "holds 2 results graded under another configuration" in refused.stderr
+    assert "rubric: style 25 (was 0)" in refused.stderr and "--regrade-changed" in refused.stderr
+    assert read_gradebook(out)[1] == before                 # the books are as they were
+
+    changed = run_batch_cli(source, out, "--config", str(style), "--regrade-changed")
+
+    assert changed.returncode == 0, changed.stderr
+    assert "2 to grade, 0 already done" in changed.stderr
+    columns, rows = read_gradebook(out)
+    assert "style" in columns
+    assert all(row["max_score"] == "125" for row in rows.values())
+    assert {row["config"] for row in rows.values()} != {row["config"] for row in before.values()}
+    assert len({row["config"] for row in rows.values()}) == 1
+    assert "course.cfg, 125 points" in (out / "summary.html").read_text()
+    again = run_batch_cli(source, out, "--config", str(style))
+    assert again.returncode == 0 and "0 to grade, 2 already done" in again.stderr
+
+
 def test_sigkill_then_rerun_finishes_without_grading_twice(tmp_path: Path) -> None:
     source = tmp_path / "class"
     ids = ["s1", "s2", "s3", "s4", "s5"]
@@ -421,7 +455,8 @@ def test_usage_errors(tmp_path: Path) -> None:
     assert not (tmp_path / "out" / "gradebook.csv").exists()
     help_text = subprocess.run([*GRADER, "batch", "--help"], capture_output=True, text=True)
     assert help_text.returncode == 0
-    for words in ("--jobs", "--regrade", "--scheduler", "assignsubmission", "_LATE_",
+    for words in ("--jobs", "--regrade", "--regrade-changed", "--scheduler",
+                  "assignsubmission", "_LATE_",
                   "submission_123456", "mm_player.py", "examples:"):
         assert words in help_text.stdout
 
@@ -452,12 +487,16 @@ class FakeRunner:
         pass
 
 
-def results_json(score: float) -> str:
+def results_json(score: float, options: GradingOptions | None = GradingOptions()) -> str:
+    """A result as ``grade --json`` writes it, graded under ``options`` (None: a result of
+    an earlier grader, which did not record what it was graded under)."""
     tests = [{"name": "scores", "score": score, "max_score": 10.0,
               "status": "passed" if score == 10 else "failed", "output": "..."}]
+    extra = {"max_score": 10.0, "student_cpu_seconds": 0.5, "wall_seconds": 1.0}
+    if options is not None:
+        extra["configuration"] = state.graded_under(options).to_json()
     return json.dumps({"score": score, "tests": tests, "output": "summary",
-                       "extra_data": {"max_score": 10.0, "student_cpu_seconds": 0.5,
-                                      "wall_seconds": 1.0}})
+                       "extra_data": extra})
 
 
 def test_failed_grading_runs_are_logged_and_retried(tmp_path: Path) -> None:
@@ -493,6 +532,64 @@ def test_failed_grading_runs_are_logged_and_retried(tmp_path: Path) -> None:
     _, rows = read_gradebook(out)
     assert rows["bob"]["score"] == "10" and rows["alice"]["score"] == "7.5"
     assert "summary" in (out / "reports" / "bob.txt").read_text()   # rebuilt from the JSON
+
+
+def test_a_class_is_never_graded_under_two_configurations_without_a_sign(
+        tmp_path: Path) -> None:
+    submissions = [Submission("alice", CONSTANT), Submission("bob", CONSTANT)]
+    out = tmp_path / "out"
+    style = tmp_path / "style.cfg"
+    style.write_text("[rubric]\nstyle = 25\n")
+    new = GradingOptions(config=style)
+
+    def graded(options: GradingOptions | None) -> FakeRunner:
+        return FakeRunner(lambda job: Attempt(job.submission.student_id, 0,
+                                              results_json(10.0, options)))
+
+    run_batch(submissions, BatchOptions(out=out), graded(GradingOptions()))
+    refused = graded(new)
+    with pytest.raises(state.ConfigurationChangedError) as info:
+        run_batch(submissions, BatchOptions(out=out, grading=new), refused)
+    message = str(info.value)
+    assert refused.jobs == []                              # nothing graded, nothing mixed
+    assert "holds 2 results graded under another configuration" in message
+    assert "2 under " in message and "default configuration, 100 points" in message
+    assert "style.cfg, 125 points" in message and "rubric: style 25 (was 0)" in message
+    assert "--regrade-changed" in message and "--regrade " in message
+
+    # A --regrade-changed run stopped after alice: the class is mixed, and says so.
+    folder = OutputFolder(out)
+    folder.result("alice").write_text(results_json(10.0, new))
+    rows = [state.row_for(submission, folder) for submission in submissions]
+    assert rows[0].config == state.graded_under(new).fingerprint != rows[1].config
+    page = summary.summary_html(rows)
+    assert "Warning: this class was graded under 2 configurations" in page
+    assert "style.cfg, 125 points" in page and "default configuration, 100 points" in page
+    assert summary.ClassStats.of(rows).mixed
+
+    # Run again: only what was graded under something else is graded again.
+    rest = graded(new)
+    outcome = run_batch(submissions, BatchOptions(out=out, grading=new, regrade_changed=True),
+                        rest)
+    assert [job.submission.student_id for job in rest.jobs] == ["bob"]
+    assert [s.student_id for s in outcome.plan.changed] == ["bob"]
+    columns, book = read_gradebook(out)
+    assert columns[-1] == "config"
+    assert {row["config"] for row in book.values()} == {state.graded_under(new).fingerprint}
+    assert "Warning" not in (out / "summary.html").read_text()
+
+
+def test_results_of_an_earlier_grader_are_not_taken_for_this_configurations(
+        tmp_path: Path) -> None:
+    out = OutputFolder(tmp_path / "out")
+    out.prepare()
+    out.result("alice").write_text(results_json(10.0, options=None))   # nothing recorded
+    expected = state.graded_under(GradingOptions())
+    plan = batch.plan_batch([Submission("alice", CONSTANT)], out, False, expected)
+    assert plan.to_grade == () and [s.student_id for s in plan.changed] == ["alice"]
+    assert "not recorded" in state.changed_message(plan, out, expected)
+    row = state.row_for(Submission("alice", CONSTANT), out)
+    assert row.config == gradebook.UNRECORDED and "earlier version" in row.config_text
 
 
 def test_unreadable_results_are_not_taken_for_done(tmp_path: Path) -> None:
@@ -540,9 +637,9 @@ def test_rows_from_results_and_the_csv(tmp_path: Path) -> None:
     gradebook.write_gradebook(tmp_path / "book.csv", rows)
     lines = (tmp_path / "book.csv").read_text(encoding="utf-8-sig").splitlines()
     assert lines[0] == ("student_id,score,max_score,scores,status,cpu_seconds,wall_seconds,"
-                        "late,name,source,no_answer")
-    assert lines[1] == "eve,0,15,0,not run: syntax,0,,late,Eve,,"
-    assert lines[2] == "zed,,,,not graded: empty folder,,,,,,"
+                        "late,name,source,no_answer,config")
+    assert lines[1] == "eve,0,15,0,not run: syntax,0,,late,Eve,,,unrecorded"
+    assert lines[2] == "zed,,,,not graded: empty folder,,,,,,,"
     with pytest.raises(ValueError, match="CSV column"):
         gradebook.gradebook_columns(["late"])
 

@@ -266,6 +266,22 @@ def test_the_build_warns_about_what_it_cannot_carry(tmp_path: Path) -> None:
     assert (tmp_path / "a.zip").exists()
 
 
+def test_the_build_says_the_rubrics_total_and_that_gradescope_must_match(
+        tmp_path: Path) -> None:
+    style = tmp_path / "style.cfg"
+    style.write_text("[rubric]\nstyle = 25\n")
+    done = subprocess.run([*GRADER, "gradescope", "build", str(tmp_path / "a.zip"),
+                           "--config", str(style)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert ("the rubric totals 125 points, not 100: give the assignment 125 points on "
+            "Gradescope") in done.stdout
+    assert "must match" in done.stdout
+    default = subprocess.run([*GRADER, "gradescope", "build", str(tmp_path / "b.zip")],
+                             capture_output=True, text=True)
+    assert default.returncode == 0, default.stderr
+    assert "the rubric totals 100 points" in default.stdout and "not 100" not in default.stdout
+
+
 def test_failure_results_follow_the_schema() -> None:
     data = failure_results("The autograder itself failed.", DEFAULT_CFG, "exit status 1")
     check_gradescope_schema(data)
