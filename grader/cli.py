@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Sequence
 
 from grader.classroom import command, gradescope, handout
+from grader.service import command as service_command
 from grader.suite import config as config_file
 from grader.suite import engine, report, results_json, table, writers
 
@@ -53,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "asked the same positions")
     grade.add_argument("--quiet", action="store_true", help="print only the score line")
     grade.set_defaults(func=grade_command)
-    for module in (command, gradescope, handout):
+    for module in (command, gradescope, handout, service_command):
         module.register(commands, add_grading_options)
     return parser
 

@@ -122,3 +122,47 @@ reload the page and try again
     if not (isinstance(expected, str) and isinstance(sent, str) and same(expected, sent)):
         raise CsrfError("this form is out of date or came from another site: "
                         "reload the page and try again")
+
+
+# --- who is asking (a Starlette request; the app keeps its Store in app.state.store) -----
+
+class NotSignedIn(Exception):
+    """No valid token or session: the person must open their sign-in link."""
+
+
+class Forbidden(Exception):
+    """Signed in, but this page is the instructor's."""
+
+
+def current_identity(request: Any) -> Any:
+    """Who is asking: an ``Authorization: Bearer`` token first, else the session; or None.
+
+    The session keeps the token's hash, so a revoked or renewed link signs its sessions out."""
+    store = request.app.state.store
+    token = bearer_token(request.headers)
+    if token is not None:
+        return store.identify(token)
+    if "session" not in request.scope:
+        return None
+    token_hash = session_token_hash(request.session)
+    return None if token_hash is None else store.identify_hash(token_hash)
+
+
+def require_student(request: Any) -> Any:
+    """The signed-in student's Identity; NotSignedIn otherwise (the instructor: Forbidden)."""
+    identity = current_identity(request)
+    if identity is None:
+        raise NotSignedIn("open the personal sign-in link your instructor sent you")
+    if identity.student is None:
+        raise Forbidden("this page is a student's: the instructor's pages are under /instructor")
+    return identity
+
+
+def require_instructor(request: Any) -> Any:
+    """The instructor's Identity; NotSignedIn or Forbidden otherwise (for H6b's pages)."""
+    identity = current_identity(request)
+    if identity is None:
+        raise NotSignedIn("open the instructor's sign-in link (python -m grader serve --links)")
+    if not identity.is_instructor:
+        raise Forbidden("this page is the instructor's")
+    return identity

@@ -18,7 +18,7 @@ import hashlib
 import sqlite3
 import threading
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -103,6 +103,23 @@ def parse_time(text: str) -> datetime:
     """
     moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+class InFlight(Exception):
+    """The student has a submission queued or running already (``row``)."""
+
+    def __init__(self, row: "SubmissionRow") -> None:
+        super().__init__(f"submission {row.id} is {row.status}")
+        self.row = row
+
+
+class TooMany(Exception):
+    """The hourly limit is reached; ``oldest`` is the time of the submission that, an hour
+    after it was received, frees a place."""
+
+    def __init__(self, oldest: str) -> None:
+        super().__init__(f"the hourly limit is reached (a place frees an hour after {oldest})")
+        self.oldest = oldest
 
 
 @dataclass(frozen=True)
@@ -372,15 +389,34 @@ class Store:
     # --- submissions ----------------------------------------------------------------------
 
     def add_submission(self, student: str, filename: str, data: bytes, *, late: bool,
-                       config: str, received_at: str | None = None) -> SubmissionRow:
-        """Commit a submission (queued) and return it: after this, it is "received"."""
+                       config: str, received_at: str | None = None,
+                       one_in_flight: bool = False,
+                       per_hour: int | None = None) -> SubmissionRow:
+        """Commit a submission (queued) and return it: after this, it is "received".
+
+        The limits are checked in the same transaction as the insert, so two uploads at
+        once cannot both pass them: InFlight when ``one_in_flight`` and one is queued or
+        running; TooMany when ``per_hour`` were received in the hour before."""
         digest = hashlib.sha256(data).hexdigest()
+        now = received_at or utc_now()
         with self._transaction() as db:
+            if one_in_flight:
+                row = db.execute(f"SELECT {_COLUMNS} FROM submissions WHERE student = ? AND "
+                                 "status IN ('queued', 'running') ORDER BY id LIMIT 1",
+                                 (student,)).fetchone()
+                if row is not None:
+                    raise InFlight(_row(row))
+            if per_hour is not None:
+                since = format_time(parse_time(now) - timedelta(hours=1))
+                times = [r["received_at"] for r in db.execute(
+                    "SELECT received_at FROM submissions WHERE student = ? AND received_at > ? "
+                    "ORDER BY received_at", (student, since))]
+                if len(times) >= per_hour:
+                    raise TooMany(times[len(times) - per_hour])
             cursor = db.execute(
                 "INSERT INTO submissions (student, received_at, filename, size, sha256, bytes, "
                 "late, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (student, received_at or utc_now(), filename, len(data), digest, data,
-                 int(late), config))
+                (student, now, filename, len(data), digest, data, int(late), config))
             number = cursor.lastrowid
         row = self.submission(int(number))
         assert row is not None
@@ -521,3 +557,147 @@ class Store:
         """Every submission, oldest first."""
         for row in self._query(f"SELECT {_COLUMNS} FROM submissions ORDER BY id"):
             yield _row(row)
+
+
+# --- Instructor queries (roster, class, gradebook) ---
+# The instructor's pages (grader.service.instructor): the class at a glance without loading
+# every results.json, the results of the chosen submissions, and regrades that keep each
+# earlier result. Functions over a Store (its connection and lock), kept below its class.
+
+_INSTRUCTOR_SCHEMA = """
+CREATE TABLE IF NOT EXISTS earlier_results (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    submission INTEGER NOT NULL REFERENCES submissions(id),
+    status TEXT NOT NULL,
+    finished_at TEXT,
+    score REAL,
+    max_score REAL,
+    results_json TEXT,
+    report_text TEXT,
+    error TEXT,
+    config TEXT NOT NULL,
+    replaced_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS earlier_results_submission ON earlier_results (submission, id);
+"""
+# What a result recorded it was graded under (results.json's extra_data.configuration),
+# read by SQLite so that the class page never parses every results.json.
+_RECORDED = ("CASE WHEN json_valid(results_json) THEN "
+             "json_extract(results_json, '$.extra_data.configuration') END")
+_GRADER_ERROR = ("CASE WHEN json_valid(results_json) THEN "
+                 "json_extract(results_json, '$.extra_data.grader_error') END")
+
+
+@dataclass(frozen=True)
+class ClassSubmission:
+    """One submission as the class page sees it: no bytes, no results.json, but what its
+    newest result was graded under and how many results it has had (regrades included)."""
+
+    id: int
+    student: str
+    received_at: str
+    filename: str
+    size: int
+    sha256: str
+    status: str
+    worker: str | None
+    started_at: str | None
+    finished_at: str | None
+    score: float | None
+    max_score: float | None
+    error: str | None
+    late: bool
+    config: str                 # the queue's label of what it was graded under
+    configuration: str | None   # results.json's extra_data.configuration (JSON), if any
+    grader_error: bool
+    gradings: int               # results it has had: earlier ones and the newest
+
+
+@dataclass(frozen=True)
+class EarlierResult:
+    """A result a regrade replaced: kept, never shown as the student's score."""
+
+    submission: int
+    status: str
+    finished_at: str | None
+    score: float | None
+    max_score: float | None
+    config: str
+    replaced_at: str
+
+
+def ensure_instructor_tables(store: Store) -> None:
+    """Create the instructor's tables when missing (idempotent)."""
+    with store._lock:
+        store._db.executescript(_INSTRUCTOR_SCHEMA)
+
+
+def class_submissions(store: Store) -> list[ClassSubmission]:
+    """Every submission of the class, by student then oldest first."""
+    ensure_instructor_tables(store)
+    rows = store._query(
+        "SELECT id, student, received_at, filename, size, sha256, status, worker, started_at, "
+        "finished_at, score, max_score, error, late, config, "
+        f"{_RECORDED} AS configuration, {_GRADER_ERROR} AS grader_error, "
+        "(SELECT COUNT(*) FROM earlier_results e WHERE e.submission = s.id) AS earlier "
+        "FROM submissions s ORDER BY student, id")
+    found = []
+    for row in rows:
+        data = dict(row)
+        earlier = int(data.pop("earlier"))
+        data["late"] = bool(data["late"])
+        data["grader_error"] = bool(data["grader_error"])
+        # a regrade keeps the old result in place until the new one replaces it
+        data["gradings"] = earlier + (data["status"] == "done" and data["score"] is not None)
+        found.append(ClassSubmission(**data))
+    return found
+
+
+def results_of(store: Store, submission_ids: Iterable[int]) -> dict[int, str]:
+    """The newest results.json text of each of ``submission_ids`` that has one."""
+    ids = sorted(set(int(number) for number in submission_ids))
+    found: dict[int, str] = {}
+    for start in range(0, len(ids), 500):          # SQLite's limit of parameters
+        chunk = ids[start:start + 500]
+        marks = ", ".join("?" * len(chunk))
+        for row in store._query(f"SELECT id, results_json FROM submissions WHERE id IN ({marks}) "
+                                "AND results_json IS NOT NULL", chunk):
+            found[int(row["id"])] = row["results_json"]
+    return found
+
+
+def regrade_submissions(store: Store, submission_ids: Iterable[int]) -> list[int]:
+    """Queue ``submission_ids`` to be graded again, in one transaction: each one that is
+    done or in error keeps its result in earlier_results and is queued with fresh attempts
+    (a new result of the same submission, not a new submission). Those queued or running
+    already are left alone. The ids queued, in order."""
+    ensure_instructor_tables(store)
+    queued = []
+    now = utc_now()
+    with store._transaction() as db:
+        for number in sorted(set(int(number) for number in submission_ids)):
+            row = db.execute("SELECT status, results_json FROM submissions WHERE id = ?",
+                             (number,)).fetchone()
+            if row is None or row["status"] not in ("done", "error"):
+                continue
+            if row["results_json"] is not None or row["status"] == "done":
+                db.execute("INSERT INTO earlier_results (submission, status, finished_at, "
+                           "score, max_score, results_json, report_text, error, config, "
+                           "replaced_at) SELECT id, status, finished_at, score, max_score, "
+                           "results_json, report_text, error, config, ? FROM submissions "
+                           "WHERE id = ?", (now, number))
+            db.execute("UPDATE submissions SET status = 'queued', attempts = 0, worker = NULL, "
+                       "started_at = NULL, finished_at = NULL, error = NULL WHERE id = ?",
+                       (number,))
+            queued.append(number)
+    return queued
+
+
+def earlier_results(store: Store, submission_id: int) -> list[EarlierResult]:
+    """The results regrades replaced for one submission, oldest first."""
+    ensure_instructor_tables(store)
+    return [EarlierResult(int(row["submission"]), row["status"], row["finished_at"],
+                          row["score"], row["max_score"], row["config"], row["replaced_at"])
+            for row in store._query(
+                "SELECT submission, status, finished_at, score, max_score, config, replaced_at "
+                "FROM earlier_results WHERE submission = ? ORDER BY id", (submission_id,))]

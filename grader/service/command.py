@@ -1,0 +1,293 @@
+"""``python -m grader serve``: the submission page for a course (the only part that prints).
+
+    python -m grader serve                                   # ./ttt-course, 127.0.0.1:8000
+    python -m grader serve --data course --roster roster.csv --deadline 2026-12-01T23:59+01:00
+    python -m grader serve --data course --links > links.csv # every sign-in link, for a mail merge
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import logging
+import os
+import socket
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions
+from grader.service.intake import Deadlines, show_size, show_time
+from grader.service.queue import QueueOptions
+from grader.service.storage import Store, format_time, parse_time
+
+EXIT_OK, EXIT_USAGE = 0, 2
+DEMO_STUDENTS = (("demo1", "Ada Demo", "ada@example.org"),
+                 ("demo2", "Alan Demo", "alan@example.org"),
+                 ("demo3", "Grace Demo", "grace@example.org"))
+# Course settings that the database remembers from one start to the next.
+REMEMBERED = ("deadline", "late_deadline", "per_hour", "max_size")
+DEFAULTS = {"per_hour": "10", "max_size": str(256 * 1024)}
+
+HELP_EPILOG = """\
+the first start on an empty DIR creates the course (DIR/course.sqlite3 and DIR/secret.key,
+which signs the links: keep both, back them up together) and prints the instructor's
+sign-in link once; --links prints it again with every student's.
+
+examples:
+  python -m grader serve --demo                          # try it: three demo students
+  python -m grader serve --data course --roster roster.csv --links > links.csv
+  python -m grader serve --data course --host 0.0.0.0 --base-url https://grader.example.org
+  python -m grader serve --data course --deadline 2026-12-01T23:59:00+01:00 \\
+      --late-deadline 2026-12-03T23:59:00+01:00 --visibility categories
+  python -m grader serve --data course --scheduler tcp://10.0.0.5:8786 --jobs 32
+
+--deadline, --late-deadline, --per-hour and --max-size are remembered in DIR (give
+--deadline none to remove one). HTTPS: run it behind a reverse proxy (Caddy, nginx) that
+terminates TLS and forwards to 127.0.0.1:PORT, with --base-url https://...; or give
+uvicorn a certificate with --ssl-keyfile and --ssl-certfile.
+"""
+
+
+def register(commands: argparse._SubParsersAction,
+             add_grading_options: Callable[[argparse.ArgumentParser], None]) -> None:
+    """Add ``serve`` to the subcommands of ``python -m grader``."""
+    parser = commands.add_parser(
+        "serve", help="the submission page: students hand in and read their report",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Serve the course's submission page: students sign in with a personal "
+                    "link, hand in\nmm_player.py and read its report within seconds; each "
+                    "submission is graded by\n`python -m grader grade` (the same score as "
+                    "grade and batch).",
+        epilog=HELP_EPILOG)
+    parser.add_argument("--data", type=Path, default=Path("ttt-course"), metavar="DIR",
+                        help="the course's folder: database, key (default: %(default)s)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="the address to listen on (default: %(default)s; 0.0.0.0 for "
+                             "every interface)")
+    parser.add_argument("--port", type=int, default=8000,
+                        help="the port (default: %(default)s; 0: any free one)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
+                        help="grade N submissions at a time (default: the number of cores, "
+                             "%(default)s here; with --scheduler: tasks on the cluster)")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="grade on a Dask cluster (e.g. tcp://10.0.0.5:8786), as batch "
+                             "--scheduler does")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                        help="stop a grading run after this many wall seconds; it is tried "
+                             "once more, then shown as a grader error (default: %(default)g)")
+    parser.add_argument("--demo", action="store_true",
+                        help="add three demo students (demo1..demo3) and print their links")
+    parser.add_argument("--roster", type=Path, metavar="CSV",
+                        help="import or update the roster (id,name,email; the LMS exports "
+                             "batch reads), then serve")
+    parser.add_argument("--links", action="store_true",
+                        help="print CSV student_id,name,email,link (every student, then "
+                             "the instructor) and exit")
+    parser.add_argument("--deadline", metavar="ISO",
+                        help="the deadline (ISO 8601, e.g. 2026-12-01T23:59:00+01:00; no "
+                             "zone: UTC); later ones are marked late or refused")
+    parser.add_argument("--late-deadline", metavar="ISO",
+                        help="accept late submissions until then (marked late)")
+    parser.add_argument("--per-hour", type=int, metavar="N",
+                        help="at most N submissions per student per hour (default 10; 0: "
+                             "no limit)")
+    parser.add_argument("--max-size", type=int, metavar="BYTES",
+                        help="the largest file accepted (default 262144: 256 KiB)")
+    parser.add_argument("--base-url", metavar="URL",
+                        help="the address students use (for the links), e.g. "
+                             "https://grader.example.org (default: http://HOST:PORT)")
+    parser.add_argument("--ssl-keyfile", type=Path, metavar="PATH",
+                        help="serve HTTPS with this private key (and --ssl-certfile)")
+    parser.add_argument("--ssl-certfile", type=Path, metavar="PATH",
+                        help="serve HTTPS with this certificate chain")
+    parser.add_argument("--quiet", action="store_true", help="log only warnings and errors")
+    add_grading_options(parser)
+    parser.set_defaults(func=serve_command)
+
+
+def _error(message: str) -> int:
+    print(f"python -m grader serve: error: {message}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def _time_option(value: str | None, name: str) -> str | None:
+    """An ISO time from the command line, as the database keeps it ("none": remove)."""
+    if value is None or value.lower() == "none":
+        return value
+    try:
+        return format_time(parse_time(value))
+    except ValueError:
+        raise ValueError(f"{name} {value!r} is not an ISO 8601 time: write it like "
+                         "2026-12-01T23:59:00+01:00 (no zone: UTC)") from None
+
+
+def remembered_settings(store: Store, args: argparse.Namespace) -> dict[str, str]:
+    """The course's settings: those given now (saved), else those saved before, else defaults."""
+    given = {"deadline": _time_option(args.deadline, "--deadline"),
+             "late_deadline": _time_option(args.late_deadline, "--late-deadline"),
+             "per_hour": None if args.per_hour is None else str(args.per_hour),
+             "max_size": None if args.max_size is None else str(args.max_size)}
+    for key, value in given.items():
+        if value is not None:
+            store.set_setting(key, None if value.lower() == "none" else value)
+    saved = store.settings()
+    return {key: saved.get(key, DEFAULTS.get(key, "")) for key in REMEMBERED}
+
+
+def _entry(entry: Any) -> tuple[str, str, str]:
+    """A roster entry as (id, name, email)."""
+    if isinstance(entry, tuple):
+        return entry
+    student_id = getattr(entry, "student_id", None) or getattr(entry, "id")
+    return str(student_id), str(getattr(entry, "name", "") or ""), \
+        str(getattr(entry, "email", "") or "")
+
+
+def import_roster(store: Store, path: Path) -> tuple[int, int]:
+    """Read ``path`` with the instructor side's roster reader and update the students."""
+    from grader.service.roster import read_roster
+    return store.upsert_students([_entry(entry) for entry in read_roster(path)])
+
+
+def print_links(store: Store, base_url: str, rows: Iterable[str] | None = None) -> None:
+    """CSV student_id,name,email,link on stdout (only ``rows``' ids, when given)."""
+    writer = csv.writer(sys.stdout, lineterminator="\n")
+    writer.writerow(["student_id", "name", "email", "link"])
+    wanted = None if rows is None else set(rows)
+    for link in store.student_links(base_url):
+        if wanted is None or link.student_id in wanted:
+            writer.writerow([_cell(link.student_id), _cell(link.name), _cell(link.email),
+                             link.link])
+
+
+def _cell(text: str) -> str:
+    """A CSV cell a spreadsheet will not run as a formula (=1+2 stays text).
+
+    >>> _cell("=1+2"), _cell("Ada")
+    ("'=1+2", 'Ada')
+    """
+    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    """``python -m grader serve``: the front end."""
+    from grader.service import app as web
+    from grader.suite.config import Config, ConfigError
+    if args.jobs < 1:
+        return _error("--jobs must be 1 or more")
+    if bool(args.ssl_keyfile) != bool(args.ssl_certfile):
+        return _error("give both --ssl-keyfile and --ssl-certfile (or neither)")
+    grading = GradingOptions.from_args(args)
+    try:       # a bad configuration would fail every grading run: refuse it now, as grade does
+        config = Config.load(grading.config, grading.checks)
+    except ConfigError as problem:
+        return _error(str(problem))
+    for warning in config.warnings:
+        print(f"python -m grader serve: warning: {warning}", file=sys.stderr)
+    try:
+        store = web.open_store(args.data)
+    except OSError as problem:
+        return _error(f"cannot use {args.data} as the course's folder: {problem}")
+    first_token = store.ensure_instructor()
+    if args.roster is not None:
+        try:
+            added, updated = import_roster(store, args.roster)
+        except ImportError as problem:
+            return _error(f"cannot read rosters here: {problem}")
+        except (ValueError, OSError) as problem:     # RosterError is a ValueError
+            return _error(f"the roster {args.roster}: {problem}")
+        print(f"roster {args.roster}: {added} students added, {updated} updated",
+              file=sys.stderr)
+    if args.demo:
+        added, _ = store.upsert_students(DEMO_STUDENTS)
+        print(f"--demo: {added} demo students added (demo1, demo2, demo3)", file=sys.stderr)
+    try:
+        settings = remembered_settings(store, args)
+    except ValueError as problem:
+        return _error(str(problem))
+    scheme = "https" if args.ssl_certfile else "http"
+    if args.links:
+        print_links(store, args.base_url or f"{scheme}://{args.host}:{args.port}")
+        return EXIT_OK
+    try:
+        listener = socket.create_server((args.host, args.port), reuse_port=False)
+    except OSError as problem:
+        return _error(f"cannot listen on {args.host}:{args.port}: {problem}")
+    port = listener.getsockname()[1]
+    base_url = (args.base_url or f"{scheme}://{_url_host(args.host)}:{port}").rstrip("/")
+    if first_token is not None:
+        _first_start(args, base_url, first_token)
+    if args.demo:
+        print("demo students' links:")
+        print_links(store, base_url, [student_id for student_id, _, _ in DEMO_STUDENTS])
+    deadlines = Deadlines(_maybe_time(settings["deadline"]),
+                          _maybe_time(settings["late_deadline"]))
+    service = web.ServiceSettings(
+        data=args.data, base_url=base_url,
+        queue=QueueOptions(grading, args.jobs, args.scheduler, args.timeout or None),
+        per_hour=int(settings["per_hour"]), max_size=int(settings["max_size"]),
+        deadlines=deadlines)
+    _configure_logging(args.quiet)
+    try:
+        application = web.create_app(service, store)
+    except ImportError as problem:
+        return _error(str(problem))
+    _describe(service, args)
+    print(f"Serving on {base_url}/" if not args.base_url else
+          f"Serving on {scheme}://{_url_host(args.host)}:{port}/ (links: {base_url}/)",
+          flush=True)
+    return _run(application, listener, args)
+
+
+def _maybe_time(value: str) -> datetime | None:
+    return parse_time(value) if value else None
+
+
+def _url_host(host: str) -> str:
+    if host in ("0.0.0.0", "::", ""):
+        return socket.gethostname()
+    return f"[{host}]" if ":" in host else host
+
+
+def _first_start(args: argparse.Namespace, base_url: str, token: str) -> None:
+    print(f"A new course in {args.data}/ (course.sqlite3 and secret.key: keep them together).\n"
+          f"The instructor's sign-in link (printed once; --links prints it again):\n"
+          f"  {base_url}/s/{token}\n"
+          f"Add students from a CSV roster (id,name,email) and get their links for a mail "
+          f"merge:\n"
+          f"  python -m grader serve --data {args.data} --roster roster.csv --links > "
+          f"links.csv\n", flush=True)
+
+
+def _describe(settings: Any, args: argparse.Namespace) -> None:
+    deadlines = settings.deadlines
+    parts = [f"grading: {args.jobs} at a time"
+             + (f" on {args.scheduler}" if args.scheduler else " on this machine"),
+             f"limits: {settings.per_hour or 'no limit'} per hour, "
+             f"{show_size(settings.max_size)}"]
+    if deadlines.deadline:
+        parts.append(f"deadline {show_time(deadlines.deadline)}"
+                     + (f", late until {show_time(deadlines.late_deadline)}"
+                        if deadlines.late_deadline else ""))
+    if settings.visibility != "full":
+        parts.append(f"visibility: {settings.visibility}")
+    print("; ".join(parts), file=sys.stderr)
+
+
+def _configure_logging(quiet: bool) -> None:
+    logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stderr,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def _run(application: Any, listener: socket.socket, args: argparse.Namespace) -> int:
+    import uvicorn
+    config = uvicorn.Config(application, lifespan="on", access_log=False,
+                            log_level="warning" if args.quiet else "info",
+                            ssl_keyfile=str(args.ssl_keyfile) if args.ssl_keyfile else None,
+                            ssl_certfile=str(args.ssl_certfile) if args.ssl_certfile else None,
+                            timeout_graceful_shutdown=20)
+    server = uvicorn.Server(config)
+    server.run(sockets=[listener])
+    return EXIT_OK

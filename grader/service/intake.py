@@ -1,0 +1,161 @@
+"""What ``grader serve`` accepts as a submission, and the messages when it does not.
+
+Every refusal is a :class:`Refused` with the HTTP status the JSON API answers and a message
+a student can act on (what is wrong, and when they can submit again). The content is
+checked first (empty, too large, an archive, binary, not UTF-8), then the deadline, then
+the limits that depend on earlier submissions (one in flight, so many per hour), which
+``storage.Store.add_submission`` checks in the transaction that stores it.
+
+>>> check_content("mm_player.py", b"def mm_move(board, player):\\n    pass\\n", 1024)
+>>> check_content("mm_player.py", b"", 1024)
+Traceback (most recent call last):
+...
+grader.service.intake.Refused: the file mm_player.py is empty: choose your mm_player.py (the one you edited), or paste its code
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from grader.service.storage import InFlight, TooMany, parse_time
+
+ARCHIVES = (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar")
+ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"7z\xbc\xaf", b"Rar!", b"BZh")
+MAX_NAME = 200          # characters of a file name kept
+
+
+class Refused(Exception):
+    """A submission not accepted: ``status`` for the API, the message for the person."""
+
+    def __init__(self, status: int, message: str, retry_after: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.retry_after = retry_after
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """The course's deadline and optional late deadline (None: no deadline).
+
+    >>> d = Deadlines(parse_time("2026-01-02T00:00:00Z"), None)
+    >>> d.is_late(parse_time("2026-01-01T00:00:00Z")), d.closed(parse_time("2026-01-03T00:00:00Z"))
+    (False, True)
+    """
+
+    deadline: datetime | None = None
+    late_deadline: datetime | None = None
+
+    @property
+    def last(self) -> datetime | None:
+        return self.late_deadline or self.deadline
+
+    def is_late(self, now: datetime) -> bool:
+        return self.deadline is not None and now > self.deadline
+
+    def closed(self, now: datetime) -> bool:
+        return self.last is not None and now > self.last
+
+    def passed(self, now: datetime) -> bool:
+        """The (first) deadline has passed: what Gradescope shows "after the due date"."""
+        return self.is_late(now)
+
+
+def show_time(moment: datetime | str | None) -> str:
+    """A time for people: UTC, to the second.
+
+    >>> show_time("2026-01-02T03:04:05.123456Z")
+    '2026-01-02 03:04:05 UTC'
+    """
+    if moment is None:
+        return ""
+    if isinstance(moment, str):
+        moment = parse_time(moment)
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def show_size(size: int) -> str:
+    """
+    >>> show_size(1234), show_size(262144), show_size(12)
+    ('1.2 KiB', '256 KiB', '12 bytes')
+    """
+    if size < 1024:
+        return f"{size} bytes"
+    return f"{size / 1024:.1f} KiB" if size < 10 * 1024 else f"{size // 1024} KiB"
+
+
+def show_wait(seconds: float) -> str:
+    """
+    >>> show_wait(42), show_wait(150), show_wait(3700)
+    ('42 s', '3 min', '1 h 2 min')
+    """
+    seconds = max(0, round(seconds))
+    if seconds < 100:
+        return f"{seconds} s"
+    minutes = (seconds + 59) // 60
+    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+
+
+def clean_name(name: str | None) -> str:
+    """The name of the handed-in file, for the history (no folders, bounded; kept as text:
+    pages escape it).
+
+    >>> clean_name("C:\\\\Users\\\\me\\\\mm_player.py"), clean_name(""), clean_name("../x.py")
+    ('mm_player.py', 'mm_player.py', 'x.py')
+    """
+    name = (name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    name = "".join(ch for ch in name if ch.isprintable())
+    return name[:MAX_NAME] or "mm_player.py"
+
+
+def check_content(filename: str, data: bytes, max_size: int) -> None:
+    """Refused (400 or 413) unless ``data`` is a non-empty UTF-8 text file within the limit."""
+    if len(data) > max_size:
+        raise Refused(413, f"the file {filename} is {show_size(len(data))}: the limit is "
+                           f"{show_size(max_size)}. Hand in only mm_player.py (a test or "
+                           "a saved game does not belong in it)")
+    if not data.strip():
+        raise Refused(400, f"the file {filename} is empty: choose your mm_player.py (the one "
+                           "you edited), or paste its code")
+    lowered = filename.lower()
+    if lowered.endswith(ARCHIVES) or data.startswith(ARCHIVE_MAGIC):
+        raise Refused(400, f"{filename} is an archive: hand in the single file mm_player.py, "
+                           "not a .zip or a folder")
+    if lowered.endswith(".ipynb"):
+        raise Refused(400, f"{filename} is a notebook: hand in mm_player.py, the Python file "
+                           "of the handout")
+    if b"\x00" in data:
+        raise Refused(400, f"{filename} is a binary file, not Python code: hand in "
+                           "mm_player.py (a .pyc or a document will not do)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        line = data[:problem.start].count(b"\n") + 1
+        raise Refused(400, f"{filename} is not UTF-8 text (byte {problem.start + 1}, line "
+                           f"{line}): save it as UTF-8 in your editor and hand it in "
+                           "again") from None
+
+
+def check_deadline(deadlines: Deadlines, now: datetime) -> bool:
+    """Whether a submission now is late; Refused (403) after the last deadline."""
+    if deadlines.closed(now):
+        raise Refused(403, f"submissions closed at {show_time(deadlines.last)}: your earlier "
+                           "submissions and their reports stay here; ask your instructor "
+                           "if you need an exception")
+    return deadlines.is_late(now)
+
+
+def refusal_for(problem: InFlight | TooMany, now: datetime, wait: float | None = None) -> Refused:
+    """The message of a limit the database found (409 in flight, 429 per hour)."""
+    if isinstance(problem, InFlight):
+        row = problem.row
+        when = f" (about {show_wait(wait)})" if wait is not None else ""
+        return Refused(409, f"your submission #{row.id}, received at "
+                            f"{show_time(row.received_at)}, is still {row.status}: you can "
+                            f"submit again as soon as its report is ready{when}")
+    free = parse_time(problem.oldest) + timedelta(hours=1)
+    seconds = max(1, int((free - now).total_seconds()) + 1)
+    return Refused(429, "you have reached the limit of submissions per hour: you can "
+                        f"submit again at {show_time(free)} (in {show_wait(seconds)})",
+                   retry_after=seconds)
