@@ -20,9 +20,15 @@ Score: 20 / 20
 
 from __future__ import annotations
 
+import re
+import textwrap
 from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import PurePath
 
+from grader.judge.checks import BOARD_CHANGED
 from grader.judge.results import NO_ANSWER, Failure, GradeResult, ItemResult
+from grader.timing.policy import TimePolicy, TimingError
 
 VISIBILITIES = ("full", "categories")
 
@@ -30,6 +36,9 @@ _HIDDEN_NOTE = "(the failing positions are shown after the deadline)"
 
 
 _LOAD_OUTPUT_LIMIT = 2000   # characters of what the submission printed on import
+_WIDTH = 92                 # prose is wrapped to this width; calls and boards never are
+STUDENT_FUNCTIONS = ("mm_move", "move_wrapper")   # what the calls of a report may name
+_LIMITS_POINTER = 'The limit: see "time limits" at the end of the report.'
 
 
 def check_options(visibility: str, examples: int = 0) -> None:
@@ -140,7 +149,9 @@ def failure_line(failure: Failure) -> str:
     return f"{failure.call} received {failure.received}"
 
 
-def _failure_block(failure: Failure) -> list[str]:
+def _failure_block(failure: Failure, policy: str = "") -> list[str]:
+    """A failure in full. ``policy``: the time policy's sentence, said once per report
+    (under "time limits"), so each failure that repeats it points there instead."""
     # The call starts at column 0 so that it pastes into a Python prompt as it is.
     lines = [failure_line(failure)]
     if not failure.judged:
@@ -152,7 +163,10 @@ def _failure_block(failure: Failure) -> list[str]:
         lines.append("  board after the call:")
         lines += _indent(failure.board_after, 4)
     if failure.why:
-        why = failure.why.splitlines() or [""]
+        text = failure.why
+        if policy and policy in text:
+            text = text.replace(policy, _LIMITS_POINTER, 1)
+        why = text.splitlines() or [""]
         lines.append(f"  why: {why[0]}")
         lines += _indent("\n".join(why[1:]), 7)
     if failure.moves:
@@ -193,22 +207,38 @@ def item_report(result: GradeResult, item: ItemResult,
     [ok] board untouched (5.0 / 5.0)
     """
     check_options(visibility, examples)
-    return "\n".join([_summary_line(result, item)] + _item_body(result, item, visibility, examples))
+    body = _item_body(result, item, visibility, examples, policy=_policy_sentence(result))
+    return "\n".join([_summary_line(result, item)] + body)
 
 
 def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples: int,
-               said: set[str] | None = None) -> list[str]:
+               said: set[str] | None = None, policy: str = "") -> list[str]:
     """An item's failures in detail. ``said``: the answers already shown in full in this
-    report; an item whose calls all gave that same no-answer says so in one line."""
+    report; an item whose calls all gave that same no-answer says so in one line.
+    ``policy``: the time policy's sentence, which each failure points to instead."""
     lines: list[str] = []
     if result.load_error is not None:
-        lines.append(f"Your submission could not be run: {result.load_error}")
+        lines.append(f"Your submission could not be run: {_public(result, result.load_error)}")
         return lines
     if item.error is not None:
         lines.append("The grader itself failed on this item; this is not your fault, "
                      "and the instructor should report it.")
         lines.append(f"  grader error: {item.error}")
     failures = judged_first(item.failures)
+    slow = time_cause(result)
+    if slow is not None and slow.explains(item) and visibility == "full":
+        return [f"{NO_ANSWER} on {item.no_answer} checks "
+                f"({_counts_text(category_counts(failures))}): too slow, or not asked after "
+                f"a call that was; see {slow.item.name!r}"]
+    cause = board_cause(result)
+    if cause is not None and item is not cause.item:
+        # The cause was said at the top: say how many of these it covers.
+        covered = cause.covers(item)
+        if covered:
+            lines.append(f"({covered} of these {_plural(item.failed, 'failure')} were on "
+                         f"calls that also changed the board: see {cause.item.name!r})")
+    elif cause is not None:
+        failures = cause.examples_first(failures)
     if _deductions_only(failures):
         examples = len(failures)   # each is a line of the student's own file: all of them
     elif visibility == "categories":
@@ -227,7 +257,7 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
                     if not failure.judged)
     for failure in failures[:examples]:
         lines.append("")
-        lines += _failure_block(failure)
+        lines += _failure_block(failure, policy)
     rest = failures[examples:]
     if rest:
         lines.append("")
@@ -237,9 +267,198 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
     return lines
 
 
+# -- the cause of many failures ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BoardCause:
+    """mm_move changed the board it was given: what the search reads next is not the
+    position asked, so its other answers go wrong too. The report says it first.
+
+    ``calls``: the calls that changed the board; ``elsewhere``: the calls that failed a
+    check of another item (a call in both shows the cause and its effect at once).
+
+    >>> changed = Failure(BOARD_CHANGED, "mm_move(b, PLAYERX)", "the board as it was",
+    ...                   "a changed board", board="b", board_after="c")
+    >>> wrong = Failure("wrong score", "mm_move(b, PLAYERX)", "score 0", "(1, (0, 0))")
+    >>> items = (ItemResult("scores", 15.0, 3, 4, (wrong,)),
+    ...          ItemResult("board untouched", 5.0, 3, 4, (changed,)))
+    >>> cause = board_cause(GradeResult("s.py", "s", items=items))
+    >>> cause.item.name, cause.covers(items[0])
+    ('board untouched', 1)
+    """
+
+    item: ItemResult
+    changed: int
+    calls: frozenset[str]
+    elsewhere: frozenset[str]
+
+    def covers(self, item: ItemResult) -> int:
+        """How many of ``item``'s judged failures were on calls that changed the board."""
+        return sum(1 for failure in item.failures
+                   if failure.judged and failure.call in self.calls)
+
+    def examples_first(self, failures: list[Failure]) -> list[Failure]:
+        """The cause's failures, those whose calls also failed elsewhere first, otherwise
+        in the order asked (a stable sort)."""
+        return sorted(failures, key=lambda failure: failure.call not in self.elsewhere)
+
+    def lines(self, result: GradeResult) -> list[str]:
+        """The paragraph that opens the report: the cause, what to do, and the counts."""
+        others = [item for item in result.items
+                  if item is not self.item and not item_passed(result, item) and item.failed]
+        what = (f"mm_move changes the board it is given (on {self.changed} of "
+                f"{self.item.total} calls)")
+        if not others:
+            return _wrap(f"First: {what}. Clone the board and move on the copy "
+                         "(board.clone()).")
+        lines = _wrap(
+            f"The likely cause of the other failures: {what}. Moves played on the board "
+            "itself stay there, so what the search reads next (the empty squares, the "
+            "winner) is not the position asked, and its scores and moves go wrong too. "
+            "Clone the board and move on the copy (board.clone()); most of the other "
+            "failures should go with it.")
+        counts = [f"{item.name} {self.covers(item)} of {item.failed}" for item in others
+                  if self.covers(item)]
+        if counts:
+            lines += _wrap("Failures on calls that also changed the board: "
+                           + ", ".join(counts) + ".", indent="  ")
+        return lines
+
+
+def board_cause(result: GradeResult) -> BoardCause | None:
+    """The item whose checks found the board changed, as the likely cause, or None."""
+    if result.load_error is not None:
+        return None
+    for item in result.items:
+        changed = [f for f in item.failures if f.judged and f.category == BOARD_CHANGED]
+        if changed:
+            elsewhere = frozenset(failure.call for other in result.items if other is not item
+                                  for failure in other.failures if failure.judged)
+            return BoardCause(item, len(changed), frozenset(f.call for f in changed),
+                              elsewhere)
+    return None
+
+
+TIME_CATEGORIES = ("timeout", "too slow")   # the time item's failures (grader.suite.client)
+
+
+@dataclass(frozen=True)
+class TimeCause:
+    """mm_move ran out of time on the call that decides a tier, so that tier and the larger
+    ones were not asked: every other item gets no answer there. The report says it first,
+    and each item that only lacks those answers says so in one line.
+
+    >>> slow = Failure("too slow", "mm_move(b, PLAYERX)", "an answer in time", "not run")
+    >>> items = (ItemResult("scores", 15.0, 3, 4, (slow.unjudged(),), no_answer=1),
+    ...          ItemResult("time", 10.0, 3, 4, (slow,)))
+    >>> result = GradeResult("s.py", "s", items=items, too_slow=("3x3 positions with 6 "
+    ...                      "empty squares (normal game)",))
+    >>> cause = time_cause(result)
+    >>> cause.item.name, cause.explains(items[0])
+    ('time', True)
+    """
+
+    item: ItemResult
+    tiers: tuple[str, ...]
+
+    def explains(self, item: ItemResult) -> bool:
+        """Whether ``item`` only lacks answers, some of them for want of time."""
+        return (item is not self.item and item.failed == 0 and item.error is None
+                and any(f.category in TIME_CATEGORIES for f in item.failures))
+
+    def lines(self, result: GradeResult) -> list[str]:
+        others = [item.name for item in result.items if self.explains(item)]
+        tiers = "; ".join(self.tiers[:3])
+        if len(self.tiers) > 3:
+            tiers += f"; and {len(self.tiers) - 3} more (listed at the end)"
+        text = (f"Too slow for the grader's time limits on: {tiers}. The "
+                "first call of each ran out of time, so the calls on those positions and on "
+                "larger ones were not made")
+        text += (f": {', '.join(others)} get no answer there. See {self.item.name!r} for the "
+                 "call that decided it." if others else
+                 f". See {self.item.name!r} for the call that decided it.")
+        return _wrap(text)
+
+
+def time_cause(result: GradeResult) -> TimeCause | None:
+    """The item whose checks found calls too slow, as a cause when tiers were too slow."""
+    if result.load_error is not None or not result.too_slow:
+        return None
+    for item in result.items:
+        if any(f.judged and f.category in TIME_CATEGORIES for f in item.failures):
+            return TimeCause(item, result.too_slow)
+    return None
+
+
+# -- the whole report ----------------------------------------------------------------------------
+
+def _wrap(text: str, indent: str = "") -> list[str]:
+    return textwrap.wrap(text, _WIDTH, initial_indent=indent, subsequent_indent=indent,
+                         break_on_hyphens=False, break_long_words=False)
+
+
+def file_name(result: GradeResult) -> str:
+    """The submission's file name, never the folders it was graded in.
+
+    >>> file_name(GradeResult("/srv/grades/.work/unzipped/ann/mm_player.py", "ann"))
+    'mm_player.py'
+    """
+    return PurePath(result.submission).name
+
+
+def _public(result: GradeResult, text: str) -> str:
+    """``text`` with the graded file's path (the grader's folders) as its name alone."""
+    if result.submission and result.submission != file_name(result):
+        text = text.replace(result.submission, file_name(result))
+    return text
+
+
+def paste_lines(result: GradeResult, functions: Iterable[str] = ("mm_move",)) -> list[str]:
+    """The lines to paste into Python, in the folder of the student's file, before a call
+    of the report: the board's names, then the student's ``functions``.
+
+    A file written for the course (``import poc_ttt_provided``), one that starts a game
+    when imported, or one whose name is not a module name is loaded by path with the
+    course's modules provided and its game skipped (``provided.console``), which works in
+    the handout and in a copy of the grader alike; any other file is simply imported.
+
+    >>> paste_lines(GradeResult("subs/ann.py", "ann"))
+    ['from provided import *', 'from ann import mm_move']
+    >>> paste_lines(GradeResult("mm_player.py", "ann", course_imports=("poc_ttt_provided",)))[1:]
+    ['from provided.console import load_move_function', 'mm_move = load_move_function("mm_player.py:mm_move")']
+    """
+    name = file_name(result)
+    stem = PurePath(name).stem
+    functions = list(dict.fromkeys(functions))
+    lines = ["from provided import *"]
+    plain = (name.endswith(".py") and stem.isidentifier() and not result.course_imports
+             and not result.import_calls)
+    if plain:
+        return lines + [f"from {stem} import {', '.join(functions)}"]
+    path = name.replace("\\", "\\\\").replace('"', '\\"')
+    lines.append("from provided.console import load_move_function")
+    return lines + [f'{function} = load_move_function("{path}:{function}")'
+                    for function in functions]
+
+
+def _paste_intro(result: GradeResult, visibility: str) -> list[str]:
+    """How to try the calls below, once per report (nothing when no call is shown)."""
+    if visibility != "full" or result.load_error is not None:
+        return []
+    calls = [failure.call for item in result.items if not item_passed(result, item)
+             for failure in item.failures if not is_deduction(failure)]
+    functions = [name for name in STUDENT_FUNCTIONS
+                 if any(re.search(rf"\b{name}\b", call) for call in calls)]
+    if not functions:
+        return []
+    lines = _wrap(f"To try a call below: start python3 in the folder of {file_name(result)} "
+                  "and paste these lines, then the call:")
+    return lines + ["    " + line for line in paste_lines(result, functions)]
+
+
 def _header(result: GradeResult) -> list[str]:
     lines = [
-        f"Submission: {result.submission}",
+        f"Submission: {file_name(result)}",
         f"Student: {result.student_id}",
         f"Score: {_num(score_of(result))} / {_num(result.max_score)}",
     ]
@@ -248,7 +467,7 @@ def _header(result: GradeResult) -> list[str]:
             "",
             "GRADER ERROR: the grader itself failed, so this report may be incomplete. "
             "This is not the student's fault; instructor, please report it with this output.",
-            f"  {result.grader_error}",
+            f"  {_public(result, result.grader_error)}",
         ]
     answered = sum(item.passed + item.failed for item in result.items)
     unanswered = [f for item in result.items for f in item.failures if not f.judged]
@@ -258,14 +477,32 @@ def _header(result: GradeResult) -> list[str]:
     if result.load_error is not None:
         kind = f" ({result.load_kind})" if result.load_kind else ""
         lines += ["", f"Your submission could not be run{kind}, so nothing was graded (score 0).",
-                  result.load_error]
+                  _public(result, result.load_error)]
         if result.load_output:
             output = result.load_output
             if len(output) > _LOAD_OUTPUT_LIMIT:
                 output = output[:_LOAD_OUTPUT_LIMIT] + "\n[... cut]"
             lines.append("What it printed when imported:")
             lines += _indent(output, 4)
+    for cause in _causes(result):
+        lines += [""] + cause.lines(result)
+    note = import_note(result)
+    if note:
+        lines += [""] + _wrap(note)
     return lines
+
+
+def import_note(result: GradeResult) -> str:
+    """One line on the games the file starts when imported, which the grader skipped.
+
+    >>> import_note(GradeResult("g.py", "g", import_calls=("run_gui",)))
+    'note: your file calls run_gui(...) when it is imported; the grader skipped that call (running the file itself, python3 g.py, still plays).'
+    """
+    if not result.import_calls:
+        return ""
+    names = " and ".join(f"{name}(...)" for name in dict.fromkeys(result.import_calls))
+    return (f"note: your file calls {names} when it is imported; the grader skipped that "
+            f"call (running the file itself, python3 {file_name(result)}, still plays).")
 
 
 def _footer(result: GradeResult, visibility: str) -> list[str]:
@@ -293,18 +530,44 @@ def isolation_line(result: GradeResult) -> str:
     return "isolation: " + (", ".join(result.isolation) if result.isolation else "none recorded")
 
 
-def _timing_lines(result: GradeResult) -> list[str]:
-    """How the limits were set on this run, and what was not asked or not made."""
+def _policy(result: GradeResult) -> TimePolicy | None:
     timing = result.timing
+    try:
+        return TimePolicy(timing["factor"], timing["small"], timing["budget"])
+    except (KeyError, TypeError, TimingError):
+        return None
+
+
+def _policy_sentence(result: GradeResult) -> str:
+    """The policy's sentence as timeout failures carry it (see ``grader.suite.client``)."""
+    policy = _policy(result)
+    return f"The limit: {policy.describe()}." if policy is not None else ""
+
+
+def _timing_lines(result: GradeResult) -> list[str]:
+    """How the limits were set on this run (said once), and what was not asked or not made.
+
+    Each call's limit is worked out when the call is made, from the reference as last
+    timed, so the figures a failure gives are the ones it was held to; this paragraph gives
+    the rule and the reference's time, not limits of its own that could disagree."""
+    timing = result.timing
+    policy = _policy(result)
     lines = []
-    if "reference_empty_board_seconds" in timing:
+    if "reference_empty_board_seconds" in timing and policy is not None:
         reference = timing["reference_empty_board_seconds"]
-        lines.append(
-            f"time limits: {timing['factor']:g} x a plain minimax on a course-style board "
-            f"(it needs {reference:.2f} s for the empty 3x3 board here) for the hardest "
-            f"position with as many empty squares ({timing['small'] * reference:.2f} s on small "
-            f"positions); budget {timing['budget']:g} such searches ({timing['budget_seconds']:.0f} s), "
-            f"{timing['budget_spent']:.1f} used")
+        times = timing.get("calibrations", 1)
+        timed = (f"before the first call and again as the grade goes on ({times} times on "
+                 f"this run; {reference:.2f} s for the empty 3x3 board at the last)"
+                 if isinstance(times, int) and times > 1 else
+                 f"before the first call ({reference:.2f} s for the empty 3x3 board)")
+        budget = timing.get("budget_seconds")
+        about = f", about {budget:.0f} s here" if isinstance(budget, (int, float)) else ""
+        spent = timing.get("budget_spent", 0.0)
+        lines += _wrap(
+            f"time limits: {policy.describe()}. That minimax is timed on this machine "
+            f"{timed}, so each call's limit is worked out when the call is made: a failure "
+            f"says the limit it was held to. The whole grade may use {policy.budget:g} such "
+            f"searches of the empty board{about} ({spent:.1f} used).")
     if result.too_slow:
         lines.append("too slow (not asked beyond): " + "; ".join(result.too_slow))
     if result.not_run:
@@ -314,7 +577,7 @@ def _timing_lines(result: GradeResult) -> list[str]:
 
 
 def _overview(result: GradeResult) -> list[str]:
-    """The header, then one line per rubric item."""
+    """The header (with the likely cause, if one is known), then one line per rubric item."""
     lines = _header(result)
     if result.items:
         lines.append("")
@@ -327,11 +590,25 @@ def summary_text(result: GradeResult, visibility: str) -> str:
     return "\n".join(_overview(result) + [""] + _footer(result, visibility))
 
 
+def _causes(result: GradeResult) -> list[BoardCause | TimeCause]:
+    """The likely causes of many failures, the one most likely behind the others first."""
+    return [cause for cause in (board_cause(result), time_cause(result)) if cause is not None]
+
+
+def _detail_order(result: GradeResult) -> list[ItemResult]:
+    """The items in rubric order, but those that hold a likely cause first."""
+    first = [cause.item for cause in _causes(result)]
+    first = [item for index, item in enumerate(first) if item not in first[:index]]
+    return first + [item for item in result.items if item not in first]
+
+
 def text_report(result: GradeResult, visibility: str = "full", examples: int = 3) -> str:
     """The report the instructor's terminal and the student read.
 
-    Header and score, one line per rubric item (``[ok]`` or ``[-x pts]``), then each failed
-    item in detail (see :func:`item_report`), then what the student's code cost.
+    Header and score (and the likely cause of many failures, when one is known), one line
+    per rubric item (``[ok]`` or ``[-x pts]``), how to paste a call, then each failed item
+    in detail (see :func:`item_report`): the cause's item first, and one example for each
+    item it explains; then what the student's code cost and the time limits, once.
 
     >>> from grader.judge.results import GradeResult, ItemResult
     >>> r = GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 3, 4),))
@@ -341,13 +618,24 @@ def text_report(result: GradeResult, visibility: str = "full", examples: int = 3
     check_options(visibility, examples)
     lines = _overview(result)
     said: set[str] = set()
+    policy = _policy_sentence(result)
+    causes = _causes(result)
     if result.load_error is None:
-        for item in result.items:
+        intro = _paste_intro(result, visibility)
+        if intro:
+            lines += [""] + intro
+        for item in _detail_order(result):
             has_notes = bool(item.notes) and visibility == "full"
             if has_notes or not item_passed(result, item):
                 title = f"--- {item.name} ({_pts(item.score)} / {_pts(item.max_score)}) "
                 lines += ["", title + "-" * max(3, 70 - len(title))]
-                lines += _item_body(result, item, visibility, examples, said)
+                # A report with a named cause is kept short: the cause's items show two
+                # examples, the others one.
+                shown = examples
+                if causes:
+                    is_cause = any(item is cause.item for cause in causes)
+                    shown = min(examples, 2 if is_cause else 1)
+                lines += _item_body(result, item, visibility, shown, said, policy)
     lines.append("")
     lines += _footer(result, visibility)
     return "\n".join(lines) + "\n"

@@ -6,10 +6,18 @@ import csv
 import dataclasses
 import json
 import math
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
 
 import pytest
 
-from grader.suite.report import isolation_line, text_report
+from grader.judge.checks import board_changed
+from grader.judge.position import Position
+from grader.sandbox.submission import course_imports
+from grader.suite.report import isolation_line, item_report, paste_lines, summary_text, text_report
+from grader.timing.policy import TimePolicy
 from grader.suite.results_json import GRADESCOPE_VISIBILITIES, gradescope_results
 from grader.suite.table import CSV_FIXED, csv_header, csv_row, write_csv
 from grader.suite.writers import write_json_atomic
@@ -89,7 +97,7 @@ ALL_RESULTS = [perfect, failing, not_loaded, grader_failed]
 
 def test_perfect_report_has_header_ok_lines_and_footer():
     text = text_report(perfect())
-    assert "Submission: subs/ann.py" in text
+    assert "Submission: ann.py" in text
     assert "Student: ann" in text
     assert "Score: 100 / 100" in text
     assert "[ok] board untouched (5.0 / 5.0)" in text
@@ -186,6 +194,204 @@ def test_bad_options_are_refused():
         gradescope_results(perfect(), visibility="hidden")
     with pytest.raises(ValueError):
         text_report(perfect(), examples=-1)
+
+# ---------------------------------------------------------------- the report leads with the cause
+
+ROOT = Path(__file__).resolve().parents[2]
+COURSE_FILE = ROOT / "tests" / "submissions" / "course" / "course_template_filled.py"
+# X to move on a board where O threatens the middle row: X blocks at (1, 2), a draw.
+BLOCK = Position.from_grid([[2, 1, 1], [3, 3, 1], [1, 2, 1]], 2)
+BLOCK_ANSWER = "(0, (1, 2))"
+FULL = Position.from_grid([[2, 3, 2], [3, 3, 2], [2, 2, 3]], 2)
+
+
+def no_clone() -> GradeResult:
+    """A search that plays on its own board: the board changes, and so do its answers."""
+    changed = board_changed(BLOCK, FULL)
+    wrong = Failure("wrong score", BLOCK.call("mm_move"), "score 0", "(1, (0, 1))",
+                    why=WHY, board=BLOCK.drawing())
+    items = (ItemResult("scores", 20.0, passed=38, total=40, failures=(wrong, wrong)),
+             ItemResult("moves", 20.0, passed=40, total=40),
+             ItemResult("board untouched", 5.0, passed=6, total=10,
+                        failures=(changed,) * 4),
+             ItemResult("game play", 15.0, passed=9, total=10, failures=(LOST,)))
+    return GradeResult("/srv/grades/.work/unzipped/Ann Lee_12345_assignsubmission_file_/"
+                       "mm_player.py", "12345", items=items, **COMMON)
+
+
+def test_a_changed_board_is_said_first_as_the_likely_cause_with_counts():
+    text = text_report(no_clone())
+    lines = text.splitlines()
+    cause = next(i for i, line in enumerate(lines) if "likely cause" in line)
+    first_item = next(i for i, line in enumerate(lines) if line.startswith(("[ok]", "[-")))
+    assert cause < first_item                     # before the deduction lines
+    assert "mm_move changes the board it is given (on 4 of 10 calls)" in " ".join(lines)
+    assert "scores 2 of 2" in text                # failures on calls that changed the board
+    # Its item's details come first, the others after it with one example each.
+    sections = [line.split(" (")[0] for line in lines if line.startswith("--- ")]
+    assert sections == ["--- board untouched", "--- scores", "--- game play"]
+    assert text.count(BLOCK.call("mm_move") + " expected score 0") == 1
+    assert "(2 of these 2 failures were on calls that also changed the board" in text
+
+
+def test_a_changed_board_alone_is_said_first_too():
+    result = no_clone()
+    result = dataclasses.replace(result, items=result.items[2:3])
+    text = text_report(result)
+    assert text.splitlines()[4].startswith("First: mm_move changes the board it is given")
+
+
+def test_both_boards_of_a_changed_board_are_labelled():
+    lines = text_report(no_clone()).splitlines()
+    before = lines.index("  board before the call:")
+    after = lines.index("  board after the call:")
+    assert lines[before + 1:after] == ["    " + row for row in BLOCK.drawing().splitlines()]
+    assert lines[after + 1:after + 1 + len(FULL.drawing().splitlines())] == [
+        "    " + row for row in FULL.drawing().splitlines()]
+    # Every board printed has its label on the line above it.
+    header = "    " + BLOCK.drawing().splitlines()[0]
+    for index, line in enumerate(lines):
+        if line == header:
+            assert lines[index - 1].startswith("  board"), lines[index - 1]
+
+
+def test_a_changed_board_hides_both_boards_before_the_deadline():
+    text = text_report(no_clone(), visibility="categories")
+    assert "likely cause" in text
+    assert "board after" not in text and "board before" not in text
+    assert BLOCK.call("mm_move") not in text
+
+
+def timed() -> GradeResult:
+    """Two failures on time; the reference was timed three times, the last at 4.42 s."""
+    policy = TimePolicy()
+    why = (f"mm_move used more than its limit of 0.60 s of CPU time and was stopped. "
+           f"The limit: {policy.describe()}. Look for repeated work.")
+    late = Failure("timeout", CALL, "an answer within 0.60 s", "no answer in time", why=why,
+                   board=BOARD)
+    items = (ItemResult("scores", 20.0, passed=39, total=40, failures=(late.unjudged(),),
+                        no_answer=1),
+             ItemResult("time", 10.0, passed=38, total=40, failures=(late, late)))
+    timing = {"factor": policy.factor, "small": policy.small, "budget": policy.budget,
+              "budget_spent": 3.0, "calibrations": 3, "reference_empty_board_seconds": 4.42,
+              "budget_seconds": 198.9}
+    return GradeResult("subs/eve.py", "eve", items=items, timing=timing,
+                       too_slow=("finished 3x3 boards (normal game)",), **COMMON)
+
+
+def test_the_time_policy_is_said_once_and_no_figure_contradicts_the_failures():
+    text = text_report(timed())
+    flat = " ".join(text.split())       # prose is wrapped; calls and boards are not
+    assert flat.count(" ".join(TimePolicy().describe().split())) == 1
+    assert text.count('The limit: see "time limits"') == 2     # the time item's examples
+    # The limits were set when each call was made: the footer gives no limit of its own
+    # (0.2 x 4.42 s = 0.88 s), only the rule, the reference's time and how often it was timed.
+    assert "0.88" not in text and "on small positions)" not in text
+    assert "0.60 s" in text
+    assert "3 times on this run; 4.42 s for the empty 3x3 board at the last" in flat
+    # The item with the time cause comes first; the items it explains say so in a line.
+    assert text.index("--- time") < text.index("--- scores")
+    assert "no answer on 1 checks (1 timeout): too slow" in text
+    assert flat.count("Too slow for the grader's time limits on: finished 3x3 boards "
+                      "(normal game)") == 1
+    # A Gradescope test's output points to the summary, which holds the policy once.
+    assert TimePolicy().describe() not in item_report(timed(), timed().items[1])
+    assert " ".join(summary_text(timed(), "full").split()).count(
+        " ".join(TimePolicy().describe().split())) == 1
+
+
+def test_the_submission_line_names_the_file_never_the_graders_folders():
+    result = dataclasses.replace(
+        not_loaded(), submission="/srv/grades/.work/unzipped/ann/mm_player.py",
+        load_error="/srv/grades/.work/unzipped/ann/mm_player.py is empty: submit the file")
+    text = text_report(result)
+    assert "Submission: mm_player.py" in text
+    assert "mm_player.py is empty" in text
+    assert ".work" not in text and "/srv" not in text
+    assert ".work" not in text_report(no_clone())
+
+
+def test_a_game_the_file_starts_on_import_is_noted_once():
+    for visibility in ("full", "categories"):
+        result = dataclasses.replace(perfect(), import_calls=("run_gui", "run_gui"))
+        text = text_report(result, visibility)
+        assert text.count("note: your file calls run_gui(...) when it is imported; the "
+                          "grader skipped that call") == 1, text
+    assert "when it is imported" not in text_report(perfect())
+
+
+def test_the_calls_are_preceded_once_by_the_lines_that_import_them():
+    text = text_report(no_clone())
+    assert text.count("from provided import *") == 1
+    # Not a module name (Moodle's folder is not the file's name: the file is).
+    assert "    from mm_player import mm_move, move_wrapper" in text.splitlines()
+    assert text.index("from provided import *") < text.index(BLOCK.call("mm_move"))
+    assert "from provided import *" not in text_report(perfect())
+    assert "from provided import *" not in text_report(no_clone(), visibility="categories")
+
+
+def run_pasted(lines: list[str], call: str, folder: Path) -> subprocess.CompletedProcess:
+    """What a student gets who starts python3 in ``folder`` and pastes the report's lines."""
+    code = "\n".join(lines + [f"print({call})"])
+    return subprocess.run([sys.executable, "-c", code], cwd=folder, capture_output=True,
+                          text=True, timeout=120)
+
+
+def course_result(name: str) -> GradeResult:
+    source = COURSE_FILE.read_text()
+    failure = Failure("wrong score", BLOCK.call("mm_move"), "score 0", "(1, (0, 1))")
+    item = ItemResult("scores", 20.0, passed=0, total=1, failures=(failure,))
+    return GradeResult(name, "ann", items=(item,), import_calls=("run_gui",),
+                       course_imports=course_imports(source))
+
+
+def pasted_lines(result: GradeResult) -> list[str]:
+    lines = text_report(result).splitlines()
+    start = lines.index("    from provided import *")
+    end = lines.index("", start)
+    return [line.strip() for line in lines[start:end]]
+
+
+def test_a_pasted_call_works_on_a_course_file_in_the_repository():
+    result = course_result(str(COURSE_FILE))
+    lines = pasted_lines(result)
+    assert "from provided.console import load_move_function" in lines
+    done = run_pasted(lines, BLOCK.call("mm_move"), COURSE_FILE.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == BLOCK_ANSWER
+    # The old line fails there: the course's modules exist only in the handout.
+    old = run_pasted(["from provided import *", f"from {COURSE_FILE.stem} import mm_move"],
+                     BLOCK.call("mm_move"), COURSE_FILE.parent)
+    assert old.returncode != 0 and "poc_ttt_gui" in old.stderr
+
+
+def test_a_pasted_call_works_on_a_course_file_in_the_handout(tmp_path):
+    handout = tmp_path / "handout.zip"
+    built = subprocess.run([sys.executable, "-m", "grader", "handout", str(handout)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    with zipfile.ZipFile(handout) as archive:
+        archive.extractall(tmp_path)
+    folder = tmp_path / "ttt-minimax"
+    (folder / "grace.py").write_text(COURSE_FILE.read_text())
+    lines = pasted_lines(course_result("grace.py"))
+    done = run_pasted(lines, BLOCK.call("mm_move"), folder)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == BLOCK_ANSWER
+    # The handout's own board module answered, not this project's.
+    where = run_pasted(["import provided"], "provided.__file__", folder)
+    assert where.stdout.strip().startswith(str(folder))
+
+
+def test_a_pasted_call_works_on_a_plain_file():
+    plain = ROOT / "tests" / "submissions" / "grader" / "bug_mutates_board.py"
+    result = GradeResult(str(plain), "ann", course_imports=course_imports(plain.read_text()))
+    lines = paste_lines(result)
+    assert lines == ["from provided import *", "from bug_mutates_board import mm_move"]
+    done = run_pasted(lines, BLOCK.call("mm_move"), plain.parent)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == BLOCK_ANSWER
+
 
 # ---------------------------------------------------------------- Gradescope
 
