@@ -259,6 +259,8 @@ class Progress:
         if line and line != self.last_line:
             self._say(line)
             self.last_line = line
+        if state.get("status") != "running":
+            return          # a finished submission's items are in its report
         items = state.get("items") or []
         for item in items[self.items_shown:]:
             score, best = item.get("score"), item.get("max_score")
@@ -270,7 +272,7 @@ class Progress:
         kind = state.get("status")
         if kind == "queued":
             place = state.get("queue_position")
-            wait = state.get("estimated_wait_seconds")
+            wait = state.get("estimated_wait")
             text = "Waiting in the queue" if place is None else (
                 "Next in the queue" if place <= 1 else f"In the queue: place {place}")
             if isinstance(wait, (int, float)) and wait > 0:
@@ -293,12 +295,15 @@ def _duration(seconds: float) -> str:
 
 
 def report_text(state: dict[str, Any]) -> str:
-    """The report as the terminal gives it: the summary, then every failed item in full.
+    """The report as ``python -m grader grade`` prints it (the server's ``report``), or else
+    built from the results: the summary, then every failed item in full.
 
     >>> report_text({"results": {"output": "Score: 100 / 100", "tests": [
     ...     {"name": "time", "status": "passed", "visibility": "visible", "output": "[ok] time"}]}})
     'Score: 100 / 100'
     """
+    if state.get("report"):
+        return str(state["report"]).rstrip()
     results = state.get("results") or {}
     parts = [str(results.get("output", "")).rstrip()]
     for test in results.get("tests") or []:
