@@ -22,7 +22,12 @@ from typing import Sequence, TextIO
 
 from provided import console
 from provided.board import NAMES, PLAYERX, TTTBoard
-from student.checks import CHECKS, NotWrittenError, SubmissionError, Verdict, judge, run_check
+from student.checks import (CHECKS, TIMEOUT, Limits, NotWrittenError, Reply, SubmissionError,
+                            Verdict, call_mm_move, judge, run_check)
+from student.speed import (NO_ANSWER, STUCK, TOO_SLOW, Calibration, Yardstick, YardstickError,
+                           judge_speed, summary)
+from student.tiers import FACTOR, TIERS, Tier
+from student.yardstick import pick_cpu
 
 TEMPLATE = Path(__file__).resolve().with_name("mm_player.py")
 STUDENT_PLAYER = "student.mm_player:move_wrapper"
@@ -108,25 +113,36 @@ def check_parser() -> argparse.ArgumentParser:
         prog="python -m student check",
         description=(
             "Run the public checks: a dozen positions, each asked of your mm_move in a\n"
-            "separate process with a time limit. Any optimal move is accepted. Each\n"
-            "failure shows a call you can paste into Python to reproduce it.\n\n"
+            "separate process. Any optimal move is accepted. Each failure shows a call\n"
+            "you can paste into Python to reproduce it. Then judge its speed as the\n"
+            "grader does, on this machine: the grader's yardstick (a plain minimax on a\n"
+            "board written like the course's) is timed here, and mm_move is asked the\n"
+            "positions that decide the grader's time limits, each with its limit.\n\n"
             "examples:\n"
             "  %(prog)s\n"
-            "  %(prog)s --file ~/hw/mm_player.py --timeout 30"),
+            "  %(prog)s --file ~/hw/mm_player.py\n"
+            "  %(prog)s --no-speed          the public checks only"),
         epilog=(
-            "exit status: 0 all checks passed; 1 some failed, or mm_move could not be\n"
-            "checked; 2 bad options. The grader asks many more positions: passing these\n"
-            "does not guarantee full marks."),
+            "exit status: 0 all checks passed and mm_move is within the grader's time\n"
+            "limits; 1 some failed, mm_move is too slow, or it could not be checked;\n"
+            "2 bad options. The grader asks many more positions: passing these does not\n"
+            "guarantee full marks."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, default=TEMPLATE, metavar="PATH",
                         help="the file that defines mm_move (default: student/mm_player.py)")
+    parser.add_argument("--no-speed", dest="speed", action="store_false",
+                        help="run the public checks only, not the speed checks")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
-                        help="time limit of each check, in seconds (default: 10)")
+                        help="stop a call that has not answered after this many seconds of "
+                             "wall-clock time, even if it is not computing (sleeping, "
+                             "waiting for input); CPU time limits are the grader's "
+                             "(default: 10)")
     return parser
 
 
 def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
-    """Run every public check on ``--file`` and print the verdicts; return the exit status."""
+    """Run every public check on ``--file``, then judge its speed as the grader does; print
+    the verdicts and return the exit status."""
     stdout = sys.stdout if stdout is None else stdout
     parser = check_parser()
     args = parser.parse_args(argv)
@@ -136,43 +152,143 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
     if args.timeout <= 0:
         parser.error("argument --timeout: must be more than 0 seconds")
     shown = _shown_path(path)
-    print(f"Checking mm_move in {shown}: {len(CHECKS)} checks, {args.timeout:g} s each.",
-          file=stdout)
-    passed = 0
-    shown_details: set[str] = set()
-    notes: dict[str, None] = {}   # an ordered set: each said once, at the end
-    games_said = False
+    then = ", then its speed as the grader judges it" if args.speed else ""
+    print(f"Checking mm_move in {shown}: {len(CHECKS)} checks{then}.", file=stdout)
+    run = _CheckRun(path, args.timeout, stdout, pick_cpu())
     try:
-        for check in CHECKS:
-            reply = run_check(check, path, args.timeout)
-            if reply.import_calls and not games_said:
-                print(_paused_note(reply.import_calls), file=stdout)
-                games_said = True
-            verdict = judge(check, reply)
-            notes.update(dict.fromkeys(verdict.notes))
-            if verdict.passed:
-                passed += 1
-                print(f"  ok    {check.name}", file=stdout)
-            else:
-                print(_failure(verdict, repeated=verdict.details in shown_details), file=stdout)
-                shown_details.add(verdict.details)
+        with Yardstick(run.cpu) as yardstick:
+            run.calibrate(yardstick)
+            run.checks()
+            if args.speed and run.speed_wanted():
+                run.speed(yardstick)
     except NotWrittenError:
         # One line for the whole run: the template fails every check the same way.
         print(f"mm_move in {shown} is not written yet (it raises NotImplementedError): "
               "fill in its body, then run `python -m student check` again.", file=stdout)
+        run.cannot_check()
     except SubmissionError as exc:
         print(f"Cannot check mm_move: {exc}", file=stdout)
+        run.cannot_check()
     except KeyboardInterrupt:
         print("\nStopped (Ctrl-C).", file=stdout)
         return console.EXIT_INTERRUPTED
     else:
-        if passed < len(CHECKS):
+        if run.failed:
             print(_how_to_reproduce(path), file=stdout)
-    for note in notes:
-        print(f"note: {note} (the grader accepts it too, and says so)", file=stdout)
-    failed = len(CHECKS) - passed
-    print(f"{passed} passed, {failed} failed", file=stdout)
-    return 0 if failed == 0 else 1
+    return run.finish(args.speed)
+
+
+class _CheckRun:
+    """One run of ``python -m student check``: the public checks, then speed."""
+
+    def __init__(self, path: Path, timeout: float, stdout: TextIO, cpu: int | None) -> None:
+        self.path = path
+        self.timeout = timeout
+        self.stdout = stdout
+        self.calibration: Calibration | None = None
+        self.cpu = cpu   # the one CPU of the yardstick and every call, as in the grader
+        self.passed = 0
+        self.failed = 0
+        self.stuck = ""            # the check on which mm_move did not return
+        self.notes: dict[str, None] = {}   # an ordered set: each said once, at the end
+        self.speed_said = "not judged"
+        self.speed_ok = False
+
+    def say(self, text: str) -> None:
+        print(text, file=self.stdout)
+
+    def limits(self, cpu: float | None) -> Limits:
+        """A call's limits: ``cpu`` seconds of CPU time, and a wall-clock backstop."""
+        wall = self.timeout + (4 * cpu if cpu else 0.0)
+        return Limits(cpu, wall, self.cpu)
+
+    def calibrate(self, yardstick: Yardstick) -> None:
+        try:
+            self.calibration = yardstick.calibrate()
+        except YardstickError as exc:
+            self.say(f"note: the grader's yardstick could not be timed here ({exc}): the "
+                     f"checks run with a {self.timeout:g} s limit, and speed is not judged.")
+            return
+        calibration = self.calibration
+        self.say(f"The grader's yardstick here: a plain minimax on a board written like the "
+                 f"course's would search the empty 3x3 board in "
+                 f"{calibration.empty_board_seconds:.2f} s of CPU time. A call may take "
+                 f"{FACTOR:g} times its time on the hardest position with as many empty "
+                 f"squares; on small positions, {calibration.small_limit:.2f} s.")
+
+    def checks(self) -> None:
+        """The public checks; stop at the first call that does not return."""
+        cpu = self.calibration.small_limit if self.calibration else None
+        shown_details: set[str] = set()
+        games_said = False
+        for index, check in enumerate(CHECKS):
+            reply = run_check(check, self.path, self.limits(cpu))
+            if reply.import_calls and not games_said:
+                self.say(_paused_note(reply.import_calls))
+                games_said = True
+            verdict = judge(check, reply)
+            self.notes.update(dict.fromkeys(verdict.notes))
+            if verdict.passed:
+                self.passed += 1
+                self.say(f"  ok    {check.name}")
+                continue
+            self.failed += 1
+            self.say(_failure(verdict, repeated=verdict.details in shown_details))
+            shown_details.add(verdict.details)
+            if reply.kind == TIMEOUT:   # stuck: the others would most likely be too
+                self.stuck = check.name
+                rest = len(CHECKS) - index - 1
+                others = f"the {rest} other checks and " if rest else ""
+                self.say(f"  not run: {others}the speed checks, because mm_move did not "
+                         f"return on \"{check.name}\": fix that first")
+                return
+
+    def cannot_check(self) -> None:
+        """The file cannot be checked at all: every check fails, speed is not judged."""
+        self.failed = len(CHECKS) - self.passed
+        self.speed_said = "not judged"
+
+    def speed_wanted(self) -> bool:
+        if self.stuck:
+            self.speed_said = "not judged (mm_move did not return on a check)"
+            return False
+        return self.calibration is not None
+
+    def speed(self, yardstick: Yardstick) -> None:
+        calibration = self.calibration
+        assert calibration is not None
+
+        def ask(tier: Tier, cpu: float) -> Reply:
+            return call_mm_move(self.path, tier.dim, tier.reverse, tier.grid, tier.player,
+                                self.limits(cpu))
+
+        self.say(f"Speed, as the grader judges it: {len(TIERS)} positions, the hardest of "
+                 "each size, mode and number of empty squares that decides a limit.")
+        results = judge_speed(ask, yardstick, calibration)
+        for line in summary(results):
+            self.say(f"  {line}")
+        statuses = {measured.status for measured in results}
+        if STUCK in statuses:
+            self.speed_said = "not judged (mm_move did not return on a position)"
+        elif TOO_SLOW in statuses:
+            self.speed_said = "too slow for the grader"
+        elif NO_ANSWER in statuses:
+            self.speed_said = "not judged everywhere (no answer)"
+        else:
+            self.speed_said = "within the grader's limits"
+            self.speed_ok = True
+
+    def finish(self, speed: bool) -> int:
+        for note in self.notes:
+            self.say(f"note: {note} (the grader accepts it too, and says so)")
+        not_run = len(CHECKS) - self.passed - self.failed
+        tally = f"{self.passed} passed, {len(CHECKS) - self.passed - not_run} failed"
+        if not_run:
+            tally += f", {not_run} not run"
+        if speed:
+            tally += f"; speed: {self.speed_said}"
+        self.say(tally)
+        return 0 if self.passed == len(CHECKS) and (self.speed_ok or not speed) else 1
 
 
 def _paused_note(calls: Sequence[str]) -> str:

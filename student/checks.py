@@ -20,6 +20,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Sequence
 
 from provided.board import EMPTY, NAMES, PLAYERO, PLAYERX, TTTBoard
 
@@ -34,6 +35,10 @@ TIMEOUT = "timeout"        # the call did not finish in time; its process was ki
 CRASH = "crash"            # the process ended without reporting anything
 NOT_WRITTEN = "not_written"  # mm_move raised NotImplementedError (the unfilled template)
 LOAD_ERROR = "load_error"  # the file could not be imported, or has no mm_move
+
+STUCK_DETAILS = ("A correct mm_move answers this position in a few milliseconds. Does the "
+                 "search end? Each recursive call must try a move on a clone, so the board "
+                 "fills up, and stop at a finished board.")
 
 # Project root: the child must find `provided` and `student` even when they are not installed.
 _ROOT = Path(__file__).resolve().parent.parent
@@ -100,6 +105,8 @@ class Reply:
     problem: str = ""           # why the answer does not read as (score, (row, col))
     notes: tuple[str, ...] = ()           # what was forgiven to read it (as the grader does)
     import_calls: tuple[str, ...] = ()    # games the file started when imported (paused)
+    cpu_seconds: float = 0.0    # the call's CPU time (not the import's)
+    waited: bool = False        # stopped by the wall clock: it was not computing
 
 
 @dataclass(frozen=True)
@@ -164,22 +171,44 @@ CHECKS: tuple[Check, ...] = (
 )
 
 
-def run_check(check: Check, path: Path, timeout: float) -> Reply:
+@dataclass(frozen=True)
+class Limits:
+    """How long one call may run: ``cpu`` seconds of CPU time (None: no such limit), and in
+    any case ``wall`` seconds (a call that sleeps or waits uses no CPU time). ``pin``: the
+    CPU to run on (see ``student.yardstick.pin``)."""
+
+    cpu: float | None
+    wall: float
+    pin: int | None = None
+
+
+def run_check(check: Check, path: Path, limits: Limits) -> Reply:
     """Call ``mm_move`` from ``path`` on ``check``'s board in a child process.
 
     Raises NotWrittenError or LoadError when the file cannot be checked at all.
     """
-    request = json.dumps({"dim": check.dim, "reverse": check.reverse,
-                          "grid": [list(row) for row in check.grid], "player": check.player})
+    return call_mm_move(path, check.dim, check.reverse, check.grid, check.player, limits)
+
+
+def call_mm_move(path: Path, dim: int, reverse: bool, grid: Sequence[Sequence[int]],
+                 player: int, limits: Limits) -> Reply:
+    """Call ``mm_move`` from ``path`` on one board in a child process (``student.runner``).
+
+    Raises NotWrittenError or LoadError when the file cannot be checked at all.
+    """
+    request = json.dumps({"dim": dim, "reverse": reverse, "grid": [list(row) for row in grid],
+                          "player": player, "cpu_limit": limits.cpu, "cpu": limits.pin})
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_ROOT), env.get("PYTHONPATH")]))
     try:
         # run() kills the child when the time is up.
         done = subprocess.run([sys.executable, "-m", "student.runner", str(path)],
                               input=request, capture_output=True, text=True,
-                              timeout=timeout, env=env)
+                              timeout=limits.wall, env=env)
     except subprocess.TimeoutExpired:
-        return Reply(TIMEOUT, message=f"took longer than {timeout:g} s")
+        return Reply(TIMEOUT, message=f"did not return within {limits.wall:g} s (wall-clock "
+                                      "time): is it waiting for input, or sleeping?",
+                     waited=True)
     data = _decode(done.stdout)
     if data is None:
         tail = "\n".join(done.stderr.strip().splitlines()[-10:])
@@ -193,6 +222,11 @@ def run_check(check: Check, path: Path, timeout: float) -> Reply:
         raise LoadError(str(data.get("message", "")))
     move = data.get("move")
     score = data.get("score")
+    cpu = data.get("cpu_seconds")
+    cpu = float(cpu) if isinstance(cpu, (int, float)) else 0.0
+    if kind == TIMEOUT:
+        return Reply(TIMEOUT, cpu_seconds=cpu, message=(
+            f"did not return within its limit of {limits.cpu:.2f} s of CPU time"))
     return Reply(
         kind=str(kind), answer=str(data.get("answer", "")),
         score=score if type(score) is int else None,
@@ -200,7 +234,8 @@ def run_check(check: Check, path: Path, timeout: float) -> Reply:
         board_after=str(data.get("board_after", "")), message=str(data.get("message", "")),
         problem=str(data.get("problem", "")),
         notes=tuple(str(note) for note in data.get("notes", ())),
-        import_calls=tuple(str(call) for call in data.get("import_calls", ())))
+        import_calls=tuple(str(call) for call in data.get("import_calls", ())),
+        cpu_seconds=cpu)
 
 
 def _decode(stdout: str) -> dict | None:
@@ -223,9 +258,8 @@ def judge(check: Check, reply: Reply) -> Verdict:
     """
     received = reply.answer
     if reply.kind == TIMEOUT:
-        return Verdict(check, False, reply.message,
-                       details="Does the search end? Each recursive call must try a move "
-                               "on a clone, so the board fills up.")
+        problem = reply.message if reply.waited else f"{reply.message}: an endless loop?"
+        return Verdict(check, False, problem, details=STUCK_DETAILS)
     if reply.kind == ERROR:
         lines = [line for line in reply.message.strip().splitlines()
                  if not line.startswith("This looks like Python 2:")]

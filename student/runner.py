@@ -1,44 +1,65 @@
 """The child side of ``python -m student check``: one call of ``mm_move``, answered in JSON.
 
-    python -m student.runner PATH < {"dim": 1, "reverse": false, "grid": [[1]], "player": 2}
+    python -m student.runner PATH < {"dim": 1, "reverse": false, "grid": [[1]], "player": 2,
+                                     "cpu_limit": 0.5, "cpu": 0}
 
 imports PATH (the course's modules resolved as ``provided.course`` says, any game it plays
 at import paused), calls its ``mm_move`` on that board, and writes one JSON line to
-stdout: ``{"kind": "answer", "answer": "(1, (0, 0))", "score": 1, "move": [0, 0]}``
-(see ``student.checks`` for the kinds). The answer is read by ``provided.answers``, as the
-grader reads it. Anything the student's code prints goes to stderr, so it cannot garble
-the answer.
+stdout: ``{"kind": "answer", "answer": "(1, (0, 0))", "score": 1, "move": [0, 0],
+"cpu_seconds": 0.0001}`` (see ``student.checks`` for the kinds). The answer is read by
+``provided.answers``, as the grader reads it. Anything the student's code prints goes to
+stderr, so it cannot garble the answer.
+
+The call (not the import) may use ``cpu_limit`` seconds of CPU time: then it is stopped
+and the line says ``{"kind": "timeout", "cpu_seconds": ...}``, as the grader stops a call
+at its limit. ``cpu``: the one CPU to run on, the one the check's yardstick ran on.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
+import signal
 import sys
+import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterator, NoReturn
 
 from provided import course
 from provided.answers import BadAnswer, plain, read_answer, show
 from provided.board import TTTBoard
 from provided.python2 import compile_problem, exception_hint, import_hint
+from student.yardstick import pin
 
 
 def main() -> None:
     result_fd = os.dup(1)
     os.dup2(2, 1)  # from here on, prints (even from C code) go to stderr
     position = json.load(sys.stdin)
-    result = call_mm_move(Path(sys.argv[1]), position)
+    pin(position.get("cpu"))
+
+    def report(result: dict[str, Any]) -> None:
+        os.write(result_fd, (json.dumps(result) + "\n").encode())
+
+    def out_of_time(used: float) -> NoReturn:
+        report({"kind": "timeout", "cpu_seconds": used})
+        os._exit(0)   # at once: the student's code cannot catch this
+
+    result = call_mm_move(Path(sys.argv[1]), position, out_of_time)
     sys.stdout.flush()
-    os.write(result_fd, (json.dumps(result) + "\n").encode())
+    report(result)
 
 
-def call_mm_move(path: Path, position: dict[str, Any]) -> dict[str, Any]:
+def call_mm_move(path: Path, position: dict[str, Any],
+                 out_of_time: Callable[[float], NoReturn] | None = None) -> dict[str, Any]:
     """Load ``path``, call its mm_move on ``position``, and describe what happened.
 
     Returns a JSON-ready dict; every failure of the student's code is reported, not raised.
+    With ``position["cpu_limit"]``, ``out_of_time(cpu_seconds)`` is called when the call
+    has used that much CPU time (where the system can tell: not on Windows).
     """
     calls: list[str] = []
     try:
@@ -47,15 +68,20 @@ def call_mm_move(path: Path, position: dict[str, Any]) -> dict[str, Any]:
         return {"kind": "load_error", "message": str(exc)}
     board = TTTBoard(position["dim"], position["reverse"], position["grid"])
     before = repr(board)
+    start = time.process_time()
     try:
-        answer = mm_move(board, position["player"])
+        with _cpu_limit(position.get("cpu_limit"), out_of_time, start):
+            answer = mm_move(board, position["player"])
     except NotImplementedError as exc:
         return {"kind": "not_written", "message": str(exc)}
     except (Exception, SystemExit) as exc:
-        return {"kind": "error", "message": _own_frames(exc, path)}
+        return {"kind": "error", "message": _own_frames(exc, path),
+                "cpu_seconds": time.process_time() - start}
+    used = time.process_time() - start
     after = _safe_repr(board)
     seen = plain(answer)
-    result: dict[str, Any] = {"kind": "answer", "answer": show(seen), "import_calls": calls}
+    result: dict[str, Any] = {"kind": "answer", "answer": show(seen), "import_calls": calls,
+                              "cpu_seconds": used}
     if after != before:
         result["board_after"] = after
     try:
@@ -65,6 +91,22 @@ def call_mm_move(path: Path, position: dict[str, Any]) -> dict[str, Any]:
     else:
         result.update(score=read.score, move=list(read.move), notes=list(read.notes))
     return result
+
+
+@contextlib.contextmanager
+def _cpu_limit(limit: float | None, out_of_time: Callable[[float], NoReturn] | None,
+               start: float) -> Iterator[None]:
+    """Call ``out_of_time`` once the process has used ``limit`` more seconds of CPU time
+    (a profiling timer counts every thread's CPU time, not the time spent waiting)."""
+    if not limit or out_of_time is None or not hasattr(signal, "setitimer"):
+        yield
+        return
+    signal.signal(signal.SIGPROF, lambda *_: out_of_time(time.process_time() - start))
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
 
 
 class _LoadFailure(Exception):
