@@ -375,10 +375,9 @@ def render_submission(request: Request, row: SubmissionRow, instructor: bool) ->
 
 def _own_submission(request: Request, student: str | None) -> SubmissionRow:
     """The submission of the URL if it is ``student``'s; 404 with one body otherwise."""
-    number = request.path_params["number"]
-    row = request.app.state.store.submission(number, student=student)
-    if row is None:
-        raise HTTPException(404, f"there is no submission {number} of yours")
+    row = request.app.state.store.submission(request.path_params["number"], student=student)
+    if row is None:     # the same answer for another student's id as for a missing one
+        raise HTTPException(404, "there is no such submission among yours")
     return row
 
 

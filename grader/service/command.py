@@ -289,5 +289,8 @@ def _run(application: Any, listener: socket.socket, args: argparse.Namespace) ->
                             ssl_certfile=str(args.ssl_certfile) if args.ssl_certfile else None,
                             timeout_graceful_shutdown=20)
     server = uvicorn.Server(config)
-    server.run(sockets=[listener])
+    try:
+        server.run(sockets=[listener])
+    except KeyboardInterrupt:     # uvicorn stopped cleanly, then passed the signal on
+        pass
     return EXIT_OK
