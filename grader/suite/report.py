@@ -586,8 +586,11 @@ def _overview(result: GradeResult) -> list[str]:
 
 
 def summary_text(result: GradeResult, visibility: str) -> str:
-    """Overview and footer: the part of the report that is about the whole run."""
-    return "\n".join(_overview(result) + [""] + _footer(result, visibility))
+    """Overview, how to paste a call, and footer: the part of the report that is about the
+    whole run (Gradescope's results.json shows it above the items' tests)."""
+    intro = _paste_intro(result, visibility) if result.load_error is None else []
+    return "\n".join(_overview(result) + ([""] + intro if intro else []) + [""]
+                     + _footer(result, visibility))
 
 
 def _causes(result: GradeResult) -> list[BoardCause | TimeCause]:

@@ -2,7 +2,8 @@
 
 import pytest
 
-from grader.judge.checks import BadAnswer, judge_answer, judge_move, read_answer
+from grader.judge.checks import (BOARD_CHANGED, BadAnswer, board_changed, judge_answer,
+                                  judge_move, read_answer)
 from grader.judge.position import Position
 from grader.judge.solver import Solver
 from provided import EMPTY, PLAYERO, PLAYERX
@@ -106,3 +107,14 @@ def test_objects_that_claim_to_equal_anything_are_not_answers():
     verdict = judge_answer(SOLVER, WIN_NOW, Opaque("Liar", "<Liar object>"))
     assert verdict.failures["score"].category == "bad answer"
     assert "<Liar object> (a Liar)" in verdict.failures["score"].received
+
+
+def test_a_changed_board_keeps_both_boards_for_the_report():
+    before = Position.from_grid([[2, 1, 1], [3, 3, 1], [1, 2, 1]], 2)
+    after = Position.from_grid([[2, 3, 2], [3, 3, 2], [2, 2, 3]], 2)
+    failure = board_changed(before, after)
+    assert failure.category == BOARD_CHANGED and failure.judged
+    assert failure.call == before.call("mm_move")
+    assert failure.board == before.drawing() and failure.board_after == after.drawing()
+    # The received text is one line: the call line stays a line the student can paste.
+    assert "\n" not in failure.received and "clone" in failure.why

@@ -328,6 +328,9 @@ def test_the_calls_are_preceded_once_by_the_lines_that_import_them():
     assert text.index("from provided import *") < text.index(BLOCK.call("mm_move"))
     assert "from provided import *" not in text_report(perfect())
     assert "from provided import *" not in text_report(no_clone(), visibility="categories")
+    # results.json's summary (above the items' tests) carries them too.
+    assert summary_text(no_clone(), "full").count("from provided import *") == 1
+    assert "from provided import *" not in summary_text(no_clone(), "categories")
 
 
 def run_pasted(lines: list[str], call: str, folder: Path) -> subprocess.CompletedProcess:
