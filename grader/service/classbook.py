@@ -1,0 +1,260 @@
+"""The class as the instructor sees it on the page: each student's submissions, the one the
+gradebook takes (latest or best), and what each result was graded under.
+
+Nothing here speaks SQL or HTTP: the Store's instructor queries give :class:`Student`
+values, and the gradebook rows are ``grader.classroom.gradebook`` rows, so that the page's
+gradebook is the same CSV as ``batch``'s.
+
+>>> done = Handed(1, "alice", "2026-01-05T10:00:00Z", status="done", score=80.0)
+>>> Student("alice", "Alice", submissions=(done,)).chosen("best").id
+1
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from grader.classroom import gradebook
+from grader.classroom import similarity as similar
+from grader.service import storage
+from grader.suite.config import Config, ConfigError, describe
+
+CHOICES = ("latest", "best")
+NO_SUBMISSION = "no submission"
+UNRECORDED = getattr(gradebook, "UNRECORDED", "unrecorded")
+STATUSES = ("queued", "running", "done", "error")
+
+
+@dataclass(frozen=True)
+class Handed:
+    """One submission of a student and its newest result (the Store's ClassSubmission).
+
+    ``status`` is the queue's: queued, running, done, error. A regrade queues a graded
+    submission again and keeps its result in place until the new one replaces it, so
+    ``score`` may be set while it is queued.
+    """
+
+    id: int
+    student_id: str
+    received_at: str
+    size: int = 0
+    sha256: str = ""
+    late: bool = False
+    status: str = "queued"
+    score: float | None = None
+    max_score: float | None = None
+    configuration: dict[str, Any] | None = field(default=None, repr=False)
+    grader_error: bool = False
+    error: str = ""            # why grading failed (status error)
+    worker: str = ""           # where it is being graded (status running)
+    gradings: int = 0          # results it has had (regrades add one)
+    label: str = ""            # the queue's name for what it was graded under
+
+    @classmethod
+    def of(cls, row: storage.ClassSubmission) -> "Handed":
+        """The submission the Store's instructor query gives."""
+        try:
+            recorded = json.loads(row.configuration) if row.configuration else None
+        except ValueError:
+            recorded = None
+        return cls(row.id, row.student, row.received_at, row.size, row.sha256, row.late,
+                   row.status, row.score, row.max_score,
+                   recorded if isinstance(recorded, dict) else None, row.grader_error,
+                   row.error or "", row.worker or "", row.gradings, row.config)
+
+    @property
+    def graded(self) -> bool:
+        """It has a result whose score counts (the grader did not fail on it)."""
+        return self.score is not None and not self.grader_error
+
+    @property
+    def fingerprint(self) -> str:
+        """The short fingerprint of what its result was graded under ("" when none)."""
+        if not self.graded:
+            return ""
+        return str((self.configuration or {}).get("fingerprint") or UNRECORDED)
+
+    @property
+    def graded_under(self) -> str:
+        """What its result was graded under, in words ("" when it has none)."""
+        return describe(self.configuration) if self.graded else ""
+
+
+@dataclass(frozen=True)
+class Student:
+    """A student of the roster and their submissions, oldest first."""
+
+    student_id: str
+    name: str = ""
+    email: str = ""
+    revoked: bool = False
+    submissions: tuple[Handed, ...] = ()
+
+    @property
+    def latest(self) -> Handed | None:
+        """The newest submission, whatever its status."""
+        return self.submissions[-1] if self.submissions else None
+
+    def chosen(self, choice: str) -> Handed | None:
+        """The submission the gradebook takes: the newest graded one (``latest``) or the
+        highest score (``best``; the newer of equal scores); None when none is graded.
+
+        >>> one = Handed(1, "a", "t1", status="done", score=9.0)
+        >>> two = Handed(2, "a", "t2", status="done", score=5.0)
+        >>> Student("a", submissions=(one, two)).chosen("best").id
+        1
+        """
+        if choice not in CHOICES:
+            raise ValueError(f"choice must be one of {', '.join(CHOICES)}, not {choice!r}")
+        graded = [handed for handed in self.submissions if handed.graded]
+        if not graded:
+            return None
+        if choice == "latest":
+            return graded[-1]
+        return max(reversed(graded), key=lambda handed: handed.score or 0.0)
+
+    @property
+    def best(self) -> Handed | None:
+        return self.chosen("best")
+
+    @property
+    def status(self) -> str:
+        """The newest submission's status, or "no submission"."""
+        return self.latest.status if self.latest else NO_SUBMISSION
+
+    @property
+    def late_count(self) -> int:
+        return sum(handed.late for handed in self.submissions)
+
+
+def class_students(store: storage.Store) -> list[Student]:
+    """Every student of the roster with their submissions (and anyone the database has
+    submissions of but the roster lost: they are never hidden)."""
+    submissions: dict[str, list[Handed]] = {}
+    for row in storage.class_submissions(store):
+        submissions.setdefault(row.student, []).append(Handed.of(row))
+    students = [Student(person.id, person.name, person.email, person.revoked,
+                        tuple(submissions.pop(person.id, ()))) for person in store.students()]
+    students += [Student(student_id, submissions=tuple(rows))
+                 for student_id, rows in sorted(submissions.items())]
+    return students
+
+
+def gradebook_row(student: Student, choice: str = "latest",
+                  results: dict[str, Any] | None = None) -> gradebook.Row:
+    """The student's gradebook row: the chosen submission's ``results`` (its results.json),
+    read as ``batch`` reads a result. A student with nothing graded gets a row that says
+    why (no submission, waiting, the grader failed), with empty scores.
+
+    >>> data = {"score": 80.0, "tests": [], "extra_data": {"max_score": 100}}
+    >>> alice = Student("alice", "Alice", submissions=(Handed(1, "alice", "t", score=80.0),))
+    >>> row = gradebook_row(alice, "latest", data)
+    >>> row.score, row.status, row.source
+    (80.0, 'graded', 'submission 1')
+    """
+    handed = student.chosen(choice)
+    extra: dict[str, Any] = dict(name=student.name)
+    if handed is not None and isinstance(results, dict):
+        return gradebook.row_from_results(student.student_id, results, late=handed.late,
+                                          source=f"submission {handed.id}", **extra)
+    latest = handed or student.latest
+    if latest is None:
+        return gradebook.not_graded_row(student.student_id, NO_SUBMISSION, **extra)
+    if handed is not None:
+        reason = "its result cannot be read"
+    elif latest.status == "error" or latest.grader_error:
+        reason = "grader error" + (f": {latest.error}" if latest.error else "")
+    else:
+        reason = f"{latest.status}, not graded yet"
+    return gradebook.not_graded_row(student.student_id, reason, late=latest.late,
+                                    source=f"submission {latest.id}", **extra)
+
+
+def gradebook_rows(store: storage.Store, students: Sequence[Student],
+                   choice: str = "latest") -> list[gradebook.Row]:
+    """One gradebook row per student, in the order given (the chosen results read from
+    ``store``)."""
+    chosen = {student.student_id: student.chosen(choice) for student in students}
+    texts = storage.results_of(store, [handed.id for handed in chosen.values() if handed])
+    rows = []
+    for student in students:
+        handed = chosen[student.student_id]
+        results = None
+        if handed is not None and handed.id in texts:
+            try:
+                results = json.loads(texts[handed.id])
+            except ValueError:
+                results = None
+        rows.append(gradebook_row(student, choice, results))
+    return rows
+
+
+def gradebook_csv(rows: Sequence[gradebook.Row]) -> str:
+    """The gradebook as ``batch`` writes it (``grader.classroom.gradebook.gradebook_csv``:
+    a BOM for Excel, formula-like cells neutralised)."""
+    return gradebook.gradebook_csv(rows)
+
+
+@dataclass(frozen=True)
+class Configuration:
+    """One configuration results were graded under, and how many of them."""
+
+    fingerprint: str
+    text: str
+    count: int
+    current: bool = False
+
+
+def configurations(students: Sequence[Student], current: str = "",
+                   choice: str = "latest") -> list[Configuration]:
+    """The configurations the chosen results were graded under, the most used first;
+    ``current`` (a fingerprint) marks the one new gradings use.
+
+    >>> configurations([])
+    []
+    """
+    counts: Counter[str] = Counter()
+    texts: dict[str, str] = {}
+    for student in students:
+        handed = student.chosen(choice)
+        if handed is None:
+            continue
+        counts[handed.fingerprint] += 1
+        texts.setdefault(handed.fingerprint, handed.graded_under)
+    return [Configuration(fingerprint, texts[fingerprint], count, fingerprint == current)
+            for fingerprint, count in counts.most_common()]
+
+
+def check_config(text: str, name: str = "config.cfg") -> Config:
+    """``text`` as a configuration, checked exactly as ``grade --config`` checks a file;
+    raises ConfigError whose message names the file ``name`` as ``grade`` would.
+
+    >>> check_config("[rubric]\\nscores = 30\\n").weights["scores"]
+    30.0
+    >>> try:
+    ...     check_config("[rubric]\\nscroes = 30\\n", "mine.cfg")
+    ... except ConfigError as problem:
+    ...     print(str(problem)[:60])
+    mine.cfg: [rubric] scroes: there is no rubric item of that n
+    """
+    safe_name = Path(name).name or "config.cfg"
+    with tempfile.TemporaryDirectory(prefix="ttt-config-") as folder:
+        path = Path(folder) / safe_name
+        path.write_text(text, encoding="utf-8")
+        try:
+            return Config.load(path)
+        except ConfigError as problem:
+            raise ConfigError(str(problem).replace(str(path), safe_name)) from None
+
+
+def compare_class(files: Path, out: Path) -> similar.Similarity:
+    """Compare every student's file in ``files`` (``ID.py``) with every other one, as
+    ``batch --similarity`` does, and write the CSV and side-by-side pages into ``out``.
+    Run it in another process: copydetect takes a while on a large class."""
+    submissions = {path.stem: path for path in sorted(Path(files).glob("*.py"))}
+    return similar.compare_and_write(Path(out), submissions, similar.SimilarityOptions())
