@@ -235,8 +235,13 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
         # The cause was said at the top: say how many of these it covers.
         covered = cause.covers(item)
         if covered:
-            lines.append(f"({covered} of these {_plural(item.failed, 'failure')} were on "
-                         f"calls that also changed the board: see {cause.item.name!r})")
+            if covered == item.failed == 1:
+                share = "the failure here was on a call"
+            elif covered == item.failed:
+                share = f"all {covered} failures here were on calls"
+            else:
+                share = f"{covered} of these {item.failed} failures were on calls"
+            lines.append(f"({share} that also changed the board: see {cause.item.name!r})")
     elif cause is not None:
         failures = cause.examples_first(failures)
     if _deductions_only(failures):

@@ -231,7 +231,7 @@ def test_a_changed_board_is_said_first_as_the_likely_cause_with_counts():
     sections = [line.split(" (")[0] for line in lines if line.startswith("--- ")]
     assert sections == ["--- board untouched", "--- scores", "--- game play"]
     assert text.count(BLOCK.call("mm_move") + " expected score 0") == 1
-    assert "(2 of these 2 failures were on calls that also changed the board" in text
+    assert "(all 2 failures here were on calls that also changed the board" in text
 
 
 def test_a_changed_board_alone_is_said_first_too():
