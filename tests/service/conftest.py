@@ -1,129 +1,13 @@
-"""Fixtures for the submission page: the real server, started as the README says.
-
-``start_server(data, *options)`` runs ``python3 -m grader serve --data DATA --port 0 ...`` in
-a subprocess, waits for its line ``Serving on URL/`` and returns a :class:`Server`; the
-``serve`` fixture stops every server a test started. Students are put in the course's
-database before it starts (``add_students``), so that their names can be anything.
-"""
+"""Fixtures for the submission page's tests (the helpers are in service_helpers.py)."""
 
 from __future__ import annotations
 
-import os
-import re
-import signal
-import subprocess
-import sys
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
-httpx = pytest.importorskip("httpx")
-
-from grader.service import auth  # noqa: E402
-from grader.service.storage import Store  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-SUBMISSIONS = ROOT / "tests" / "submissions" / "grader"
-FAST = SUBMISSIONS / "correct_pruned.py"        # a correct file graded in a few seconds
-STARTUP_SECONDS = 90.0
-
-
-@dataclass
-class Server:
-    """A running ``grader serve``: its URL, folder, process and log."""
-
-    url: str
-    data: Path
-    process: subprocess.Popen
-    log: Path
-    stdout: list[str] = field(default_factory=list)
-
-    def token(self, student_id: str) -> str:
-        store = open_store(self.data)
-        try:
-            return store.student_token(student_id)
-        finally:
-            store.close()
-
-    def instructor_token(self) -> str:
-        store = open_store(self.data)
-        try:
-            return store.instructor_token()
-        finally:
-            store.close()
-
-    def client(self, student_id: str | None = None, **options) -> "httpx.Client":
-        """An HTTP client; with ``student_id``, it sends that student's Bearer token."""
-        headers = {} if student_id is None else {
-            "authorization": f"Bearer {self.token(student_id)}"}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=60.0, **options)
-
-    def browser(self, student_id: str) -> "httpx.Client":
-        """A client signed in with the student's link (a session cookie, as a browser)."""
-        client = httpx.Client(base_url=self.url, timeout=60.0)
-        answer = client.get(f"/s/{self.token(student_id)}")
-        assert answer.status_code == 303, answer.text
-        return client
-
-    def wait_done(self, client: "httpx.Client", number: int, seconds: float = 240.0) -> dict:
-        """Poll the API until submission ``number`` is done or in error."""
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            data = client.get(f"/api/submissions/{number}").json()
-            if data["status"] in ("done", "error"):
-                return data
-            time.sleep(0.5)
-        raise AssertionError(f"submission {number} still {data['status']} after {seconds} s")
-
-    def stop(self, kill: bool = False) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-
-
-def open_store(data: Path) -> Store:
-    """The course's database, as the server opens it (from a test: to seed or to inspect)."""
-    data.mkdir(parents=True, exist_ok=True)
-    return Store(data / "course.sqlite3", auth.load_secret(data))
-
-
-def add_students(data: Path, students: list[tuple[str, str, str]]) -> None:
-    store = open_store(data)
-    try:
-        store.upsert_students(students)
-    finally:
-        store.close()
-
-
-def start_server(data: Path, *options: str) -> Server:
-    """``python3 -m grader serve --data DATA --port 0 OPTIONS``, once it serves."""
-    log = data.parent / f"{data.name}-server.log"
-    data.mkdir(parents=True, exist_ok=True)
-    with open(log, "ab") as errors:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", "0",
-             *options], cwd=ROOT, stdout=subprocess.PIPE, stderr=errors, text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    lines: list[str] = []
-    deadline = time.monotonic() + STARTUP_SECONDS
-    assert process.stdout is not None
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        found = re.match(r"Serving on (http://\S+?)/?$", line.strip())
-        if found:
-            return Server(found.group(1), data, process, log, lines)
-    process.kill()
-    raise AssertionError("the server did not start:\n" + "".join(lines) + log.read_text())
+from service_helpers import Server, start_server
 
 
 @pytest.fixture
