@@ -227,9 +227,9 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
     failures = judged_first(item.failures)
     slow = time_cause(result)
     if slow is not None and slow.explains(item) and visibility == "full":
-        return [f"{NO_ANSWER} on {item.no_answer} checks "
-                f"({_counts_text(category_counts(failures))}): too slow, or not asked after "
-                f"a call that was; see {slow.item.name!r}"]
+        return [f"{NO_ANSWER} on {_plural(item.no_answer, 'check')} "
+                f"({_counts_text(category_counts(failures))}): see {slow.item.name!r} for "
+                "the call that decided it"]
     cause = board_cause(result)
     if cause is not None and item is not cause.item:
         # The cause was said at the top: say how many of these it covers.
@@ -344,7 +344,10 @@ def board_cause(result: GradeResult) -> BoardCause | None:
     return None
 
 
-TIME_CATEGORIES = ("timeout", "too slow")   # the time item's failures (grader.suite.client)
+# The time item's failures (grader.suite.client): out of time, not asked after a tier was
+# too slow, and a call that did not return where a search takes milliseconds.
+TIME_CATEGORIES = ("timeout", "too slow", "stuck")
+STUCK = "stuck"
 
 
 @dataclass(frozen=True)
@@ -376,9 +379,15 @@ class TimeCause:
         tiers = "; ".join(self.tiers[:3])
         if len(self.tiers) > 3:
             tiers += f"; and {len(self.tiers) - 3} more (listed at the end)"
-        text = (f"Too slow for the grader's time limits on: {tiers}. The "
-                "first call of each ran out of time, so the calls on those positions and on "
-                "larger ones were not made")
+        kinds = {f.category for f in self.item.failures if f.judged}
+        if kinds == {STUCK}:
+            what = "mm_move did not return (an endless loop?) on"
+        elif STUCK in kinds:
+            what = "mm_move did not return (an endless loop?), or was too slow, on"
+        else:
+            what = "Too slow for the grader's time limits on"
+        text = (f"{what}: {tiers}. The first call of each was stopped, so the calls on "
+                "those positions and on larger ones were not made")
         text += (f": {', '.join(others)} get no answer there. See {self.item.name!r} for the "
                  "call that decided it." if others else
                  f". See {self.item.name!r} for the call that decided it.")

@@ -291,13 +291,24 @@ def test_the_time_policy_is_said_once_and_no_figure_contradicts_the_failures():
     assert "3 times on this run; 4.42 s for the empty 3x3 board at the last" in flat
     # The item with the time cause comes first; the items it explains say so in a line.
     assert text.index("--- time") < text.index("--- scores")
-    assert "no answer on 1 checks (1 timeout): too slow" in text
+    assert "no answer on 1 check (1 timeout): see 'time' for the call that decided it" in text
     assert flat.count("Too slow for the grader's time limits on: finished 3x3 boards "
                       "(normal game)") == 1
     # A Gradescope test's output points to the summary, which holds the policy once.
     assert TimePolicy().describe() not in item_report(timed(), timed().items[1])
     assert " ".join(summary_text(timed(), "full").split()).count(
         " ".join(TimePolicy().describe().split())) == 1
+
+
+def test_a_call_that_never_returns_is_said_first_as_stuck():
+    result = timed()
+    stuck = Failure("stuck", CALL, "an answer", "no answer: it did not return", board=BOARD)
+    items = (dataclasses.replace(result.items[0], failures=(stuck.unjudged(),)),
+             dataclasses.replace(result.items[1], failures=(stuck, stuck)))
+    text = " ".join(text_report(dataclasses.replace(result, items=items)).split())
+    assert text.startswith("Submission: eve.py Student: eve Score: 29 / 30 mm_move did not "
+                           "return (an endless loop?) on: finished 3x3 boards")
+    assert "no answer on 1 check (1 stuck): see 'time'" in text
 
 
 def test_the_submission_line_names_the_file_never_the_graders_folders():
