@@ -111,6 +111,40 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+class BodyLimit:
+    """Refuses a request body over ``limit`` bytes with the service's own 413 (JSON for the
+    API, a page otherwise): at once when Content-Length says so, else when the bytes read
+    pass it (an HTTPException inside the endpoint, answered by the app's handler)."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        length = dict(scope.get("headers", [])).get(b"content-length", b"")
+        if length.isdigit() and int(length) > self.limit:
+            await self.app(scope, _refuse_body, send)
+            return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise HTTPException(413)
+            return message
+
+        await self.app(scope, counted, send)
+
+
+async def _refuse_body() -> Message:
+    raise HTTPException(413)
+
+
 # --- helpers for pages -------------------------------------------------------------------
 
 def _now() -> datetime:
@@ -574,6 +608,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
     secret = auth.load_secret(settings.data)
     middleware = [
         Middleware(SecurityHeaders),
+        Middleware(BodyLimit, limit=settings.max_size * 4 + REQUEST_OVERHEAD),
         Middleware(SessionMiddleware, secret_key=secret.hex(), session_cookie=auth.SESSION_COOKIE,
                    max_age=auth.SESSION_MAX_AGE, same_site="lax",
                    https_only=settings.secure_cookies),
@@ -582,8 +617,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
                                 auth.Forbidden: _forbidden, auth.CsrfError: _csrf,
                                 Exception: _unexpected}
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers,
-                    lifespan=lifespan,
-                    max_body_size=settings.max_size * 4 + REQUEST_OVERHEAD)
+                    lifespan=lifespan)
     app.state.store = store
     app.state.queue = queue
     app.state.settings = settings
