@@ -103,6 +103,9 @@ class Sandbox:
         self.course_imports: tuple[str, ...] = ()  # "poc_ttt_provided", ...: for the report
         self.calibration: Calibration | None = None  # the reference, timed in this sandbox
         self.calibrations = 0                        # how many times it was timed
+        self.reference_timings = 0         # reference searches timed: the grader's own cost
+        self.reference_seconds_total = 0.0           # their CPU seconds
+        self.first_calibration_seconds = 0.0         # of which the first calibration's
         self._interrupted = False
         self._resources = _Resources()
         self._finalizer = weakref.finalize(self, self._resources.release)
@@ -110,6 +113,7 @@ class Sandbox:
         self._closed = False
         self._bwrap = False
         self._uid: int | None = None    # the sandbox's own uid (root only)
+        self._reference_uid: int | None = None   # the reference worker's: another one
         self._cpu: int | None = None    # the one CPU its workers run on (grader.sandbox.cpu)
         self._name = ""
         self._lines: list[str] = []
@@ -231,14 +235,13 @@ class Sandbox:
     def _in_reference_worker(self, job):
         """``job(worker)`` in the reference worker, started (and pinned) if need be.
 
-        Without a pid namespace, stopping the student's worker kills every process of the
-        sandbox's uid, the reference worker's too: a worker found dead is started again,
-        once."""
+        A reference worker found dead (it should not be: it runs as a uid of its own) is
+        started again, once."""
         for attempt in (1, 2):
             worker = self._resources.reference
             try:
                 if worker is None:
-                    worker = self._resources.reference = self._start_worker()
+                    worker = self._resources.reference = self._start_worker(reference=True)
                     self._boot(worker)
                 elif worker.proc.poll() is not None:
                     raise Broken("ended")
@@ -271,11 +274,20 @@ class Sandbox:
         pin(worker.clock.pid, self._cpu)
         return hello
 
-    def _start_worker(self) -> "Worker":
+    def _start_worker(self, reference: bool = False) -> "Worker":
+        """A worker as the sandbox's uid; the reference worker as a uid of its own, so that
+        killing every process of one worker's uid (the fallback's last sweep) never kills
+        the other: the student's worker killed with the reference's would be reported as
+        a crash of the student's next call, on the runs where that sweep happened."""
         box = self._resources.box
         assert box is not None
-        read_cap = self._uid is not None and not self._bwrap and not others_can_read(box)
-        return Worker.start(box, self._name, self.limits, self._bwrap, self._uid, read_cap)
+        uid = self._uid
+        if reference and uid is not None:
+            while self._reference_uid in (None, self._uid):
+                self._reference_uid = pick_uid()
+            uid = self._reference_uid
+        read_cap = uid is not None and not self._bwrap and not others_can_read(box)
+        return Worker.start(box, self._name, self.limits, self._bwrap, uid, read_cap)
 
     def _spawn(self) -> None:
         """Start a worker and load the submission into it; raise LoadError on failure."""
@@ -347,13 +359,18 @@ class Sandbox:
             for position, times in runs.items():
                 times.append(self._time(worker, position))
         self.calibration = Calibration.from_runs(runs[REFERENCE_3X3], runs[REFERENCE_4X4])
+        if not self.calibrations:
+            self.first_calibration_seconds = sum(map(sum, runs.values()))
         self.calibrations += 1
 
     def _time(self, worker: "Worker", position: Position, wall: float = 0.0) -> float:
         """The CPU seconds of one reference search in ``worker``, read from outside."""
         before = worker.clock.cpu()
         self._ask(worker, reference_request(position), wall=wall)
-        return worker.clock.cpu() - before
+        seconds = worker.clock.cpu() - before
+        self.reference_timings += 1
+        self.reference_seconds_total += seconds
+        return seconds
 
     def _crash(self, worker: "Worker", broken: Broken) -> Reply:
         if self._closed:
