@@ -45,7 +45,7 @@ from grader.service import auth, classbook, storage
 from grader.service.app import CSP, file_response, render, render_submission
 from grader.service.roster import RosterError, parse_roster
 from grader.suite import table, writers
-from grader.suite.config import DEFAULT_CONFIG, Config, ConfigError
+from grader.suite.config import DEFAULT_CONFIG, Config, ConfigError, grader_version
 
 log = logging.getLogger("grader.service")
 
@@ -140,7 +140,9 @@ def current_grading(request: Request) -> Any:
 
 
 def current_fingerprint(grading: Any) -> str:
-    """The fingerprint results graded now record (what ``batch`` computes too)."""
+    """The fingerprint a result graded now records (as ``batch`` computes it). The grader's
+    version is a hash of its source, read again: an upgrade while serving shows."""
+    grader_version.cache_clear()
     try:
         return graded_under(grading).fingerprint
     except ConfigError:
@@ -182,7 +184,7 @@ async def class_page(request: Request) -> Response:
     store = _store(request)
     students = await run_in_threadpool(classbook.class_students, store)
     grading = current_grading(request)
-    current = current_fingerprint(grading)
+    current = await run_in_threadpool(current_fingerprint, grading)
     used = classbook.configurations(students, current)
     return render(request, "instructor_class.html", {
         "students": students, "counts": store.counts(), "configurations": used,
@@ -197,7 +199,7 @@ async def class_json(request: Request) -> Response:
     """``GET /api/class``: every student with their counts, latest and best result."""
     auth.require_instructor(request)
     students = await run_in_threadpool(classbook.class_students, _store(request))
-    current = current_fingerprint(current_grading(request))
+    current = await run_in_threadpool(current_fingerprint, current_grading(request))
 
     def brief(handed: classbook.Handed | None) -> dict[str, Any] | None:
         if handed is None:
@@ -229,7 +231,8 @@ async def student_page(request: Request) -> Response:
     link = "" if person.revoked else f"{_base_url(request)}/s/{store.student_token(person.id)}"
     return render(request, "instructor_student.html", {
         "person": person, "submissions": submissions, "link": link,
-        "current": current_fingerprint(current_grading(request)), "note": _note(request)})
+        "current": await run_in_threadpool(current_fingerprint, current_grading(request)),
+        "note": _note(request)})
 
 
 async def revoke(request: Request) -> Response:
@@ -494,7 +497,7 @@ async def similarity_file(request: Request) -> Response:
 
 async def config_page(request: Request) -> Response:
     auth.require_instructor(request)
-    return _config_response(request)
+    return await run_in_threadpool(_config_response, request)
 
 
 def _config_response(request: Request, problem: str | None = None, text: str | None = None,
@@ -532,8 +535,9 @@ async def config_save(request: Request) -> Response:
         try:
             text = (await upload.read()).decode("utf-8-sig")
         except UnicodeDecodeError:
-            return _config_response(request, f"{name} is not UTF-8 text: save it as UTF-8",
-                                    status_code=400)
+            return await run_in_threadpool(
+                _config_response, request, f"{name} is not UTF-8 text: save it as UTF-8",
+                None, False, 400)
     else:
         text = str(form.get("config") or "")
         name = str(form.get("name") or "") or name
@@ -541,13 +545,14 @@ async def config_save(request: Request) -> Response:
     try:
         classbook.check_config(text, name)
     except ConfigError as problem:
-        return _config_response(request, str(problem), text, status_code=400)
+        return await run_in_threadpool(_config_response, request, str(problem), text, False,
+                                       400)
     state = _state(request)
     path = save_config(state.settings.data, text, name)
     use_config(state.queue, path)
     _store(request).set_setting(CONFIG_SETTING, str(path.resolve()))
     log.info("the instructor changed the configuration: %s", path)
-    return _config_response(request, saved=True)
+    return await run_in_threadpool(_config_response, request, None, None, True)
 
 
 routes = [
