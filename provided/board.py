@@ -1,10 +1,11 @@
 """The course's Tic-Tac-Toe board, exactly compatible and fast.
 
-Students' searches spend nearly all their time in this class, so it keeps
-incremental state instead of rescanning the grid: ``move`` checks only the
-lines through the new mark and remembers the first complete line in the
-course's scan order (rows, columns, main diagonal, anti-diagonal), which
-makes ``check_win`` constant-time; ``clone`` copies one flat list.
+Students' searches spend nearly all their time in this class, so no operation
+costs more than on the course's board (tests/benchmarks/bench_board.py), and
+``check_win`` keeps what it learnt instead of rescanning the grid: it checks only
+the lines through the squares played since it was last asked, and remembers the
+first complete line in the course's scan order (rows, columns, main diagonal,
+anti-diagonal).
 
 >>> board = TTTBoard(3)
 >>> board.move(1, 1, PLAYERX)
@@ -14,6 +15,7 @@ makes ``check_win`` constant-time; ``clone`` copies one flat list.
 
 from __future__ import annotations
 
+from copy import deepcopy
 from functools import lru_cache
 from typing import Any, Sequence
 
@@ -28,6 +30,7 @@ SCORES = {PLAYERX: 1, DRAW: 0, PLAYERO: -1}
 NAMES = {EMPTY: "EMPTY", PLAYERX: "PLAYERX", PLAYERO: "PLAYERO", DRAW: "DRAW"}
 _OTHER = {PLAYERX: PLAYERO, PLAYERO: PLAYERX}
 _NO_LINE = 1 << 30  # "no complete line yet": larger than any line number
+_ALL = "every square"  # TTTBoard._pending: check every line, not only one square's
 
 
 def describe(value: Any) -> str:
@@ -56,23 +59,26 @@ def switch_player(player: int) -> int:
 
 
 class _Geometry:
-    """What depends only on the size: coordinates and the lines through each square."""
+    """What depends only on the size: coordinates and lines, shared by every board of it.
+
+    Built once per size and never changed, so copies of a board share it.
+    """
 
     def __init__(self, dim: int) -> None:
-        size = dim * dim
-        self.coords = tuple((row, col) for row in range(dim) for col in range(dim))
-        self.index = {rc: i for i, rc in enumerate(self.coords)}
-        # Lines in the course's scan order; a slice of the flat cell list each.
-        lines = [slice(r * dim, r * dim + dim) for r in range(dim)]
-        lines += [slice(c, size, dim) for c in range(dim)]
-        lines.append(slice(0, size, dim + 1))
-        lines.append(slice(dim - 1, size - 1, dim - 1) if dim > 1 else slice(0, 1))
+        self.coords = tuple(tuple((row, col) for col in range(dim)) for row in range(dim))
+        # Lines in the course's scan order, as (row, col) squares.
+        lines = [tuple((row, col) for col in range(dim)) for row in range(dim)]
+        lines += [tuple((row, col) for row in range(dim)) for col in range(dim)]
+        lines.append(tuple((i, i) for i in range(dim)))
+        lines.append(tuple((i, dim - 1 - i) for i in range(dim)))
         self.lines = tuple(lines)
-        through: list[list[tuple[int, slice]]] = [[] for _ in range(size)]
-        for number, line in enumerate(lines):
-            for i in range(size)[line]:
-                through[i].append((number, line))
-        self.through = tuple(tuple(t) for t in through)
+        # For each square, the lines through it, in scan order, with their numbers.
+        self.through = {
+            square: tuple((number, line) for number, line in enumerate(lines) if square in line)
+            for row in self.coords for square in row}
+        # 4*dim-3 dashes between the rows of str(board); one "%s" per square.
+        self.text = ("-" * (4 * dim - 3) + "\n").join(
+            [" | ".join(["%s"] * dim) + "\n"] * dim)
 
 
 @lru_cache(maxsize=None)
@@ -88,10 +94,19 @@ class TTTBoard:
     [(1, 0), (1, 1)]
     >>> board
     TTTBoard(2, False, [[PLAYERX, PLAYERO], [EMPTY, EMPTY]])
+
+    Every operation costs no more than on the course's board (``bench_board.py``):
+    ``square`` and ``move`` read ``_rows[row][col]`` as the course did, with one test so
+    that a negative index is refused instead of wrapping around; ``move`` only notes the
+    square it filled, and ``check_win`` then checks the lines through it (``_settle``) and
+    remembers the first complete line in the course's scan order.
+    ``clone``, ``copy.copy`` and ``copy.deepcopy`` copy the rows only (the size's geometry
+    is shared and never changed); so does pickling, in every protocol.
     """
 
     # Slots make attribute access and clone() cheaper; clone() copies each one.
-    __slots__ = ("_dim", "_reverse", "_geo", "_cells", "_empty", "_line", "_winner")
+    __slots__ = ("_dim", "_reverse", "_geo", "_rows", "_pending", "_empty", "_line",
+                 "_winner")
 
     def __init__(self, dim: int, reverse: bool = False,
                  board: Sequence[Sequence[int]] | None = None) -> None:
@@ -99,38 +114,56 @@ class TTTBoard:
             raise TypeError(f"dim must be a whole number >= 1, got {describe(dim)}")
         if dim < 1:
             raise ValueError(f"dim must be a whole number >= 1, got {dim}")
+        grid = [[EMPTY] * dim for _ in range(dim)] if board is None else _read_grid(board, dim)
         self._dim = dim
         self._reverse = bool(reverse)
         self._geo = _geometry(dim)
-        if board is None:
-            self._cells = [EMPTY] * (dim * dim)
-        else:
-            self._cells = _read_grid(board, dim)
-        self._empty = self._cells.count(EMPTY)
-        self._line = _NO_LINE
-        self._winner = None
-        cells = self._cells
+        self._rows = grid
+        self._pending = _ALL
+        self._settle()
+
+    def _settle(self) -> None:
+        """Bring the winner and the count of empty squares up to date with the moves."""
+        pending, rows = self._pending, self._rows
+        self._pending = None
+        if pending is not _ALL:  # one move: only the lines through its square can be new
+            self._empty -= 1
+            row, col = pending
+            player = rows[row][col]
+            for number, line in self._geo.through[pending]:
+                if number >= self._line:
+                    return
+                for row, col in line:
+                    if rows[row][col] != player:
+                        break
+                else:
+                    self._set_line(number, player)
+                    return
+            return
+        self._empty = sum(row.count(EMPTY) for row in rows)
+        self._line, self._winner = _NO_LINE, None
         for number, line in enumerate(self._geo.lines):
-            first = cells[line.start]
-            if first != EMPTY and cells[line].count(first) == dim:
+            row, col = line[0]
+            first = rows[row][col]
+            if first == EMPTY:
+                continue
+            for row, col in line:
+                if rows[row][col] != first:
+                    break
+            else:
                 self._set_line(number, first)
-                break
+                return
 
     def _set_line(self, number: int, owner: int) -> None:
         self._line = number
         self._winner = _OTHER[owner] if self._reverse else owner
 
     def __str__(self) -> str:
-        dim = self._dim
-        rows = [" | ".join(STRMAP[v] for v in self._cells[r * dim:r * dim + dim]) + "\n"
-                for r in range(dim)]
-        return ("-" * (4 * dim - 3) + "\n").join(rows)
+        return self._geo.text % tuple([STRMAP[value] for row in self._rows for value in row])
 
     def __repr__(self) -> str:
         dim = self._dim
-        rows = ", ".join(
-            "[" + ", ".join(NAMES[v] for v in self._cells[r * dim:r * dim + dim]) + "]"
-            for r in range(dim))
+        rows = ", ".join("[" + ", ".join(NAMES[v] for v in row) + "]" for row in self._rows)
         return f"TTTBoard({dim}, {self._reverse}, [{rows}])"
 
     def get_dim(self) -> int:
@@ -139,38 +172,36 @@ class TTTBoard:
 
     def square(self, row: int, col: int) -> int:
         """Return EMPTY, PLAYERX or PLAYERO for the square at (row, col)."""
-        index = self._geo.index.get((row, col))
-        if index is None:
-            raise self._off_board(row, col)
-        return self._cells[index]
+        try:
+            if (row | col) >= 0:  # both >= 0: a negative index must not wrap around
+                return self._rows[row][col]
+        except (TypeError, IndexError):
+            pass
+        raise self._off_board(row, col)
 
     def get_empty_squares(self) -> list[tuple[int, int]]:
         """Return the empty squares as (row, col) tuples, row by row, left to right."""
-        return [rc for rc, value in zip(self._geo.coords, self._cells) if value == EMPTY]
+        return [square for squares, row in zip(self._geo.coords, self._rows)
+                for square, value in zip(squares, row) if value == EMPTY]
 
     def move(self, row: int, col: int, player: int) -> None:
         """Put player on (row, col); do nothing if that square is not empty."""
-        index = self._geo.index.get((row, col))
-        if index is None:
-            raise self._off_board(row, col)
+        try:
+            cells = self._rows[row] if (row | col) >= 0 else None  # no wrapping around
+            if cells[col] != EMPTY:
+                return
+        except (TypeError, IndexError):
+            raise self._off_board(row, col) from None
         if player != PLAYERX and player != PLAYERO:
             raise ValueError(
                 f"player must be PLAYERX (2) or PLAYERO (3), got {describe(player)}")
-        cells = self._cells
-        if cells[index] != EMPTY:
-            return
-        cells[index] = player
-        self._empty -= 1
-        dim = self._dim
-        for number, line in self._geo.through[index]:
-            if number >= self._line:
-                break
-            if cells[line].count(player) == dim:
-                self._set_line(number, player)
-                break
+        cells[col] = player
+        self._pending = (row, col) if self._pending is None else _ALL
 
     def check_win(self) -> int | None:
         """Return the winner, DRAW on a full board without a line, or None while in play."""
+        if self._pending is not None:
+            self._settle()
         winner = self._winner
         if winner is not None:
             return winner
@@ -182,11 +213,61 @@ class TTTBoard:
         copy._dim = self._dim
         copy._reverse = self._reverse
         copy._geo = self._geo
-        copy._cells = self._cells[:]
+        copy._rows = list(map(list.copy, self._rows))
+        copy._pending = self._pending
         copy._empty = self._empty
         copy._line = self._line
         copy._winner = self._winner
         return copy
+
+    def __copy__(self) -> "TTTBoard":
+        """``copy.copy(board)``: an independent copy, as ``clone()``.
+
+        The course's board shared its grid with a shallow copy; here the cells and what is
+        known about them (the winner, the empty squares) are copied together, so neither
+        board can get out of step with its own cells.
+        """
+        copy = self.clone()
+        if type(self) is not TTTBoard and getattr(self, "__dict__", None):
+            copy.__dict__.update(self.__dict__)  # a subclass's own attributes
+        return copy
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "TTTBoard":
+        """``copy.deepcopy(board)``: the copy of ``clone()``, sharing the size's geometry.
+
+        >>> import copy
+        >>> board = TTTBoard(2)
+        >>> first, second = copy.deepcopy([board, board])
+        >>> first is second, first is board
+        (True, False)
+        """
+        copy = self.clone()
+        if type(self) is not TTTBoard and getattr(self, "__dict__", None):
+            memo[id(self)] = copy  # a subclass's attributes may hold the board itself
+            copy.__dict__.update(deepcopy(self.__dict__, memo))
+        return copy
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """What pickling keeps: every slot but the size's geometry, which is looked up again.
+
+        >>> import pickle
+        >>> pickle.loads(pickle.dumps(TTTBoard(2, True, [[PLAYERX, EMPTY], [EMPTY, EMPTY]])))
+        TTTBoard(2, True, [[PLAYERX, EMPTY], [EMPTY, EMPTY]])
+        """
+        if self._pending is not None:
+            self._settle()
+        state = (self._dim, self._reverse, self._rows, self._empty, self._line, self._winner)
+        if type(self) is not TTTBoard and getattr(self, "__dict__", None):
+            return state + (self.__dict__,)  # a subclass's own attributes
+        return state
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        (self._dim, self._reverse, self._rows, self._empty, self._line,
+         self._winner) = state[:6]
+        self._geo = _geometry(self._dim)
+        self._pending = None
+        if len(state) > 6:
+            self.__dict__.update(state[6])
 
     def _off_board(self, row: Any, col: Any) -> IndexError:
         last = self._dim - 1
@@ -195,8 +276,8 @@ class TTTBoard:
             f"row and col must be whole numbers from 0 to {last}")
 
 
-def _read_grid(board: Any, dim: int) -> list[int]:
-    """Copy a grid of dim rows of dim cell values into a flat list, checking it."""
+def _read_grid(board: Any, dim: int) -> list[list[int]]:
+    """Copy a grid of dim rows of dim cell values into new lists, checking it."""
     try:
         rows = [list(board[r]) for r in range(dim)]
         extra = len(board) != dim
@@ -206,10 +287,10 @@ def _read_grid(board: Any, dim: int) -> list[int]:
     if extra or any(len(row) != dim for row in rows):
         raise ValueError(
             f"board must be a list of {dim} rows of {dim} cells each, got {board!r}")
-    cells = [value for row in rows for value in row]
-    for i, value in enumerate(cells):
-        if value not in STRMAP or type(value) is not int:
-            raise ValueError(
-                f"board cell ({i // dim}, {i % dim}) is {describe(value)}: "
-                "expected EMPTY (1), PLAYERX (2) or PLAYERO (3)")
-    return cells
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            if type(value) is not int or value not in STRMAP:
+                raise ValueError(
+                    f"board cell ({r}, {c}) is {describe(value)}: "
+                    "expected EMPTY (1), PLAYERX (2) or PLAYERO (3)")
+    return rows

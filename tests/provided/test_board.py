@@ -5,6 +5,8 @@ any difference in ``provided.TTTBoard`` (which keeps incremental state for
 speed) shows up here.
 """
 
+import copy
+import pickle
 import random
 
 import pytest
@@ -91,6 +93,137 @@ def test_every_reachable_position_matches_the_plain_rules(dim, count, reverse):
         assert_same(TTTBoard(dim, reverse, plain.grid), plain)
         positions += 1
     assert positions == count
+
+
+COPIERS = {
+    "clone": TTTBoard.clone,
+    "copy.copy": copy.copy,
+    "copy.deepcopy": copy.deepcopy,
+    **{f"pickle protocol {protocol}": (
+        lambda board, protocol=protocol: pickle.loads(pickle.dumps(board, protocol)))
+       for protocol in range(pickle.HIGHEST_PROTOCOL + 1)},
+}
+
+
+def first_empty_move(plain):
+    """A move on the first empty square (X's if the counts are even), or None on a full board."""
+    empty = plain.empty_squares()
+    if not empty:
+        return None
+    marks = sum(row.count(PLAYERX) + row.count(PLAYERO) for row in plain.grid)
+    return (*empty[0], PLAYERX if marks % 2 == 0 else PLAYERO)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("dim", [1, 2, 3])
+def test_every_copy_is_exact_and_independent_both_ways(dim, reverse):
+    # Every reachable position (won and drawn ones included), copied as it was reached (a
+    # move not yet checked) and once check_win has settled it; then a move on the copy
+    # must not show on the original, and a move on the original not on the copy. Every
+    # way of copying on 1x1 and 2x2 positions; on 3x3 each takes its turn (550 or so each).
+    hows = list(COPIERS)
+    for number, (board, plain) in enumerate(reachable(dim, reverse)):
+        for how in hows if dim < 3 else [hows[number % len(hows)]]:
+            check_copies(COPIERS[how], board, plain)
+
+
+def check_copies(copier, board, plain):
+    dim, reverse = plain.dim, plain.reverse
+    for settled in (False, True):
+        original = board.clone()
+        if settled:
+            original.check_win()
+        copied = copier(original)
+        assert type(copied) is TTTBoard and copied is not original
+        assert_same(copied, plain)
+        assert repr(copied) == repr(original)
+        move = first_empty_move(plain)
+        if move is None:
+            continue
+        after = PlainBoard(dim, reverse, plain.grid)
+        after.move(*move)
+        copied.move(*move)
+        assert_same(copied, after)
+        assert_same(original, plain)
+        again = copier(original)
+        original.move(*move)
+        assert_same(original, after)
+        assert_same(again, plain)
+
+
+def test_copies_of_a_board_played_past_a_win_keep_the_first_line_in_scan_order():
+    board = TTTBoard(3, True)
+    for col in range(3):
+        board.move(2, col, PLAYERX)   # X completes the bottom row: in reverse, O wins
+    for col in range(3):
+        board.move(0, col, PLAYERO)   # then O the top row, which comes first in scan order
+    for how, copier in COPIERS.items():
+        copied = copier(board)
+        assert copied.check_win() == PLAYERX, how
+        assert board.check_win() == PLAYERX, how
+
+
+def test_deepcopy_in_a_container_keeps_shared_boards_shared():
+    board = TTTBoard(3, False, [[PLAYERX, EMPTY, EMPTY], [EMPTY, PLAYERO, EMPTY],
+                                [EMPTY, EMPTY, EMPTY]])
+    first, second, inside = copy.deepcopy([board, board, {"board": board}])
+    assert first is second is inside["board"] and first is not board
+    first.move(2, 2, PLAYERX)
+    assert board.square(2, 2) == EMPTY and second.square(2, 2) == PLAYERX
+    # The memo of an outer deepcopy is honoured too.
+    memo = {}
+    assert copy.deepcopy(board, memo) is copy.deepcopy(board, memo)
+
+
+class NotedBoard(TTTBoard):
+    """A student's own board with an attribute of its own (module level: picklable)."""
+
+
+@pytest.mark.parametrize("how", COPIERS)
+def test_a_subclass_keeps_its_class_and_its_own_attributes(how):
+    board = NotedBoard(2)
+    board.note = ["a"]
+    board.me = board
+    copied = COPIERS[how](board)
+    assert type(copied) is NotedBoard and copied.get_dim() == 2
+    if how == "clone":
+        return  # clone() copies the board, as the course's did, not a student's attributes
+    assert copied.note == ["a"]
+    if how != "copy.copy":  # a deep copy: its own list, and it refers to itself
+        assert copied.note is not board.note and copied.me is copied
+
+
+def test_copies_share_nothing_mutable_and_pickles_stay_small():
+    # The size's line tables are shared and never changed; what a copy or a pickle carries
+    # is the grid, so both cost what they cost on the course's board.
+    board = TTTBoard(4)
+    board.move(1, 2, PLAYERX)
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert len(pickle.dumps(board, protocol)) < 300, protocol
+
+
+def test_boards_compare_by_identity_as_the_courses_did():
+    # The course's board had no __eq__: two boards with the same marks are two boards.
+    assert "__eq__" not in vars(TTTBoard) and "__hash__" not in vars(TTTBoard)
+    board = TTTBoard(3)
+    twin = board.clone()
+    assert board == board and board != twin and hash(board) != hash(twin)
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3, 4])
+def test_every_index_off_the_board_is_refused_without_wrapping(dim):
+    board = TTTBoard(dim, False, [[PLAYERX] * dim] * dim)
+    for row in range(-2 * dim - 1, 2 * dim + 2):
+        for col in range(-2 * dim - 1, 2 * dim + 2):
+            if 0 <= row < dim and 0 <= col < dim:
+                assert board.square(row, col) == PLAYERX
+                board.move(row, col, PLAYERO)  # taken: does nothing
+                continue
+            with pytest.raises(IndexError):
+                board.square(row, col)
+            with pytest.raises(IndexError):
+                board.move(row, col, PLAYERO)
+    assert board.get_empty_squares() == [] and board.check_win() == PLAYERX
 
 
 @pytest.mark.parametrize("dim", [4, 5])
