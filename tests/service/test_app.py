@@ -160,3 +160,35 @@ def test_deadlines_mark_late_then_refuse(serve, tmp_path, late_days, status, lat
     else:
         assert answer.json()["late"] is True
         assert "late" in server.browser("erin").get("/").text
+
+
+def test_with_visibility_categories_the_page_shows_what_gradescope_would(serve, tmp_path):
+    data = tmp_path / "course"
+    add_students(data, [("erin", "Erin", "")])
+    results = {"score": 50.0, "output": "Score: 50 / 100", "extra_data": {"secret": "EXTRA"},
+               "tests": [
+                   {"name": "scores", "score": 50.0, "max_score": 100.0, "status": "failed",
+                    "visibility": "visible", "output": "[-50 pts] scores: 2 wrong score"},
+                   {"name": "scores: the failures in full", "score": 0.0, "max_score": 0.0,
+                    "status": "failed", "visibility": "after_due_date",
+                    "output": "mm_move(SECRET_BOARD, PLAYERX) expected score 0 but received 1"}]}
+    server = serve(data, "--jobs", "1", "--visibility", "categories", "--deadline",
+                   (datetime.now(timezone.utc) + timedelta(days=1)).isoformat())
+    database = sqlite3.connect(data / "course.sqlite3")
+    with database:
+        number = database.execute(
+            "INSERT INTO submissions (student, received_at, filename, size, sha256, bytes, "
+            "status, score, max_score, results_json) VALUES ('erin', "
+            "'2026-01-01T00:00:00.000000Z', 'mm_player.py', 1, 'x', x'41', 'done', 50, 100, ?)",
+            (json.dumps(results),)).lastrowid
+    database.close()
+    before = server.browser("erin").get(f"/submissions/{number}").text
+    api = server.client("erin").get(f"/api/submissions/{number}").text
+    assert "2 wrong score" in before and "shown after the deadline" in before
+    for text in (before, api):
+        assert "SECRET_BOARD" not in text and "EXTRA" not in text
+    server.stop()
+    past = (datetime.now(timezone.utc) - timedelta(hours=1)).isoformat()
+    after = serve(data, "--jobs", "1", "--visibility", "categories", "--deadline", past)
+    page = after.browser("erin").get(f"/submissions/{number}").text
+    assert "mm_move(SECRET_BOARD, PLAYERX)" in page and "EXTRA" not in page
