@@ -120,6 +120,7 @@ class Student:
 
     @property
     def best(self) -> Handed | None:
+        """The submission with the highest score (see :meth:`chosen`)."""
         return self.chosen("best")
 
     @property
@@ -129,6 +130,7 @@ class Student:
 
     @property
     def late_count(self) -> int:
+        """How many of the submissions were late."""
         return sum(handed.late for handed in self.submissions)
 
 

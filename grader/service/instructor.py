@@ -180,6 +180,7 @@ def save_config(data: Path, text: str, name: str) -> Path:
 # --- the class -----------------------------------------------------------------------------
 
 async def class_page(request: Request) -> Response:
+    """``/instructor``: one row per student, and what their results were graded under."""
     auth.require_instructor(request)
     store = _store(request)
     students = await run_in_threadpool(classbook.class_students, store)
@@ -222,6 +223,7 @@ async def class_json(request: Request) -> Response:
 
 
 async def student_page(request: Request) -> Response:
+    """``/instructor/students/ID``: their submissions, reports, files and link."""
     auth.require_instructor(request)
     person = _student_or_404(request)
     store = _store(request)
@@ -236,6 +238,7 @@ async def student_page(request: Request) -> Response:
 
 
 async def revoke(request: Request) -> Response:
+    """Revoke a student's link: it gets the refusal page from now on."""
     auth.require_instructor(request)
     await _form(request)
     person = _student_or_404(request)
@@ -245,6 +248,7 @@ async def revoke(request: Request) -> Response:
 
 
 async def renew(request: Request) -> Response:
+    """A new link for a student (the old one stops working; a revoked one is restored)."""
     auth.require_instructor(request)
     await _form(request)
     person = _student_or_404(request)
@@ -254,11 +258,13 @@ async def renew(request: Request) -> Response:
 
 
 async def submission_page(request: Request) -> Response:
+    """A submission's page as the instructor sees it (the report in full)."""
     auth.require_instructor(request)
     return render_submission(request, _submission_or_404(request), instructor=True)
 
 
 async def submission_file(request: Request) -> Response:
+    """The file a student handed in, as a download."""
     auth.require_instructor(request)
     return file_response(_store(request), _submission_or_404(request))
 
@@ -292,6 +298,7 @@ async def regrade_everyone(request: Request) -> Response:
 # --- the queue -------------------------------------------------------------------------------
 
 async def queue_page(request: Request) -> Response:
+    """``/instructor/queue``: waiting, running (on which worker), grader errors."""
     auth.require_instructor(request)
     store = _store(request)
     queue = _state(request).queue
@@ -307,6 +314,7 @@ async def queue_page(request: Request) -> Response:
 # --- the roster and the links ------------------------------------------------------------
 
 async def roster_page(request: Request) -> Response:
+    """``/instructor/roster``: the import form and the links CSV."""
     auth.require_instructor(request)
     return render(request, "instructor_roster.html", {"outcome": None, "problem": None,
                                                       "count": len(_store(request).students())})
@@ -419,6 +427,7 @@ def _similarity(request: Request) -> dict[str, Any]:
 
 
 async def similarity_page(request: Request) -> Response:
+    """``/instructor/similarity``: the running comparison or its pairs."""
     auth.require_instructor(request)
     found_state = _similarity(request)
     job = found_state.get("job")
@@ -427,7 +436,7 @@ async def similarity_page(request: Request) -> Response:
         try:
             found_state["found"] = job.result()
             found_state.pop("problem", None)
-        except Exception as problem:       # copydetect failed: say so, keep the page
+        except Exception as problem:  # pylint: disable=broad-exception-caught  # say it, keep the page
             log.exception("similarity failed")
             found_state["problem"] = f"the comparison failed: {problem}"
         job = None
@@ -496,6 +505,7 @@ async def similarity_file(request: Request) -> Response:
 # --- the configuration page --------------------------------------------------------------
 
 async def config_page(request: Request) -> Response:
+    """``/instructor/config``: the configuration in use, and a form to change it."""
     auth.require_instructor(request)
     return await run_in_threadpool(_config_response, request)
 

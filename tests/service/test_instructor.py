@@ -451,3 +451,61 @@ def test_two_students_graded_then_a_new_configuration_and_everyone_regraded(serv
         store.close()
     assert [len(regraded[number]) for number in (first, second, bob)] == [0, 1, 1]
     assert history == [second, first]                # nothing doubled in the history
+
+
+# --- similarity on demand -----------------------------------------------------------------
+
+def _compare(teacher: httpx.Client, seconds: float = 240.0) -> str:
+    answer = teacher.post("/instructor/similarity", data={"csrf": csrf_of(teacher)})
+    assert answer.status_code == 303
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        page = teacher.get("/instructor/similarity")
+        assert page.status_code == 200
+        if "Comparing..." not in page.text:
+            return page.text
+        assert page.headers.get("refresh") == "3"
+        time.sleep(1.0)
+    raise AssertionError(f"still comparing after {seconds} s")
+
+
+def test_similarity_on_demand_lists_the_pair_with_its_side_by_side_page(serve, tmp_path):
+    pytest.importorskip("copydetect")
+    data = tmp_path / "course"
+    add_students(data, [("alice", EVIL_SCRIPT, "a@example.org"), ("bob", "Bob", "b@x.org"),
+                        ("carol", "Carol", "c@x.org")])
+    server = serve(data, "--jobs", "1")
+    copied = (ROOT / "tests" / "submissions" / "grader" / "correct_plain.py").read_bytes()
+    database = sqlite3.connect(data / "course.sqlite3")
+    with database:
+        for student, code in (("alice", copied), ("bob", copied.replace(b"board", b"grid")),
+                              ("carol", CONSTANT.read_bytes())):
+            database.execute(
+                "INSERT INTO submissions (student, received_at, filename, size, sha256, bytes, "
+                "status, attempts) VALUES (?, '2026-01-01T00:00:00.000000Z', 'mm_player.py', "
+                "?, 'ab', ?, 'error', 2)", (student, len(code), code))
+    database.close()
+    with closing(instructor(server)) as teacher:
+        page = _compare(teacher)
+        assert "Most similar pairs" in page and "pair-001.html" in page, page
+        pair = teacher.get("/instructor/similarity/pair-001.html")
+        assert pair.status_code == 200 and "<mark>" in pair.text
+        assert "'sha256-" in pair.headers["content-security-policy"]
+        assert not INLINE_SCRIPT.search(pair.text)
+        assert teacher.get("/instructor/similarity/..%2Fcourse.sqlite3").status_code == 404
+        rows = list(csv.DictReader(io.StringIO(
+            teacher.get("/instructor/similarity.csv").content.decode("utf-8-sig"))))
+        assert (rows[0]["first"], rows[0]["second"]) == ("alice", "bob")
+        summary = teacher.get("/instructor/summary").text
+        assert "Most similar pairs" in summary and EVIL_SCRIPT not in summary
+
+
+def test_without_copydetect_the_page_says_how_to_install_it(serve, tmp_path, monkeypatch):
+    hidden = tmp_path / "no-copydetect"
+    hidden.mkdir()
+    (hidden / "copydetect.py").write_text("raise ImportError('not installed')\n")
+    monkeypatch.setenv("PYTHONPATH", str(hidden))
+    server = serve(tmp_path / "course", "--jobs", "1")
+    with closing(instructor(server)) as teacher:
+        page = _compare(teacher)
+    assert "pip install &#39;ttt-minimax[similarity]&#39;" in page
