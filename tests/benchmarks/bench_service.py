@@ -1,0 +1,473 @@
+"""The submission page under a class's deadline rush, on the loopback only.
+
+    python tests/benchmarks/bench_service.py [--students 300] [--over 60] [--jobs N]
+                                             [--readers R] [--quick] [--limit SECONDS]
+
+Starts ``python -m grader serve`` on 127.0.0.1 with a roster of ``--students`` students
+(plus ``--readers`` who only read, and one probe), then:
+
+1. Empty queue: the probe hands in a plain correct file (tests/submissions/grader/
+   correct_plain.py); the time from "received" to the report (the server's own
+   received_at/finished_at, and as the client saw it) against ``python -m grader grade`` on
+   the same file.
+2. The rush: each student signs in with their link (a session cookie, as a browser), opens
+   the home page, hands in their file through the page's form (with its CSRF token) at a
+   time drawn uniformly over ``--over`` seconds, then asks the JSON API every ``--poll``
+   seconds (as the page's script does) until the report is ready, and opens the report page.
+   Meanwhile the readers reload their home page every ``--reload`` seconds (jittered). The
+   files are a realistic mix, mostly fast (correct memoised, alpha-beta, pruned and plain
+   files, classic bugs, a slow one, a crasher, a syntax error, the template); ``--quick``
+   takes only the fast ones and 40 students. Each file starts with a comment naming its
+   student, so no two are the same.
+3. Checks: every hand-in was received, graded (done or grader error) and appears exactly
+   once in its student's history (nothing lost, nothing doubled); the score of each file
+   against ``python -m grader batch --jobs N`` on the same files (same code, same score).
+4. Reports: page latency p50/p95/p99 by kind while every core grades; grading throughput
+   (first start to last finish) against batch's wall time; the server process's memory
+   (VmRSS from /proc, sampled, and its peak VmHWM) and how many grading runs it had at once.
+
+Bounded: at most ``--limit`` seconds of waiting for the reports (default 3600; then it says
+what was left), every request has a timeout, the server is stopped at the end. Needs httpx
+(the test extra). Not a test: pytest does not collect bench_*.py, and CI does not run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import math
+import os
+import random
+import re
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import httpx
+
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE.parent.parent
+GRADER = PROJECT / "tests" / "submissions" / "grader"
+CLASS = PROJECT / "tests" / "submissions" / "class"
+TEMPLATE = PROJECT / "student" / "mm_player.py"
+PLAIN = GRADER / "correct_plain.py"
+HOST = "127.0.0.1"            # the loopback only: never a load generator against a real host
+REQUEST_TIMEOUT = 120.0
+
+# (file, share of the class): a realistic mix, mostly fast. --quick keeps the fast ones.
+MIX = [(GRADER / "correct_memoised.py", 30), (CLASS / "alphabeta.py", 25),
+       (GRADER / "correct_pruned.py", 12), (PLAIN, 8), (GRADER / "bug_crash.py", 4),
+       (CLASS / "syntax_error.py", 4), (TEMPLATE, 4), (GRADER / "bug_sign_error_o.py", 3),
+       (GRADER / "bug_no_base_case.py", 3), (GRADER / "bug_draws_as_losses.py", 3),
+       (CLASS / "crasher.py", 2), (GRADER / "too_slow.py", 2)]
+QUICK_MIX = [(GRADER / "correct_memoised.py", 35), (CLASS / "alphabeta.py", 25),
+             (GRADER / "correct_pruned.py", 10), (GRADER / "bug_crash.py", 10),
+             (CLASS / "syntax_error.py", 10), (TEMPLATE, 10)]
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+@dataclass
+class Student:
+    student_id: str
+    token: str
+    file: Path | None = None            # None: a reader
+    submission: int | None = None
+    submitted_at: float = 0.0           # monotonic time of the answer to the hand-in
+    done_at: float = 0.0
+    refused: str = ""
+    final: dict = field(default_factory=dict)
+
+
+@dataclass
+class Figures:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    rss_kib: list[int] = field(default_factory=list)
+    grading_at_once: list[int] = field(default_factory=list)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, help="students who hand in (default 300; "
+                        "--quick: 40)")
+    parser.add_argument("--over", type=float, default=60.0, metavar="SECONDS",
+                        help="hand-ins spread over this many seconds (default 60)")
+    parser.add_argument("--readers", type=int, help="students who only reload their page "
+                        "(default: a fifth of --students, at least 5)")
+    parser.add_argument("--reload", type=float, default=3.0, metavar="SECONDS",
+                        help="a reader reloads every SECONDS, jittered (default 3)")
+    parser.add_argument("--poll", type=float, default=1.0, metavar="SECONDS",
+                        help="a waiting student asks the API every SECONDS (default 1, as "
+                        "the page's script)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1,
+                        help="the server's and batch's --jobs (default: the cores)")
+    parser.add_argument("--quick", action="store_true", help="fast files only, 40 students")
+    parser.add_argument("--limit", type=float, default=3600.0, metavar="SECONDS",
+                        help="stop waiting for reports after this long (default 3600)")
+    parser.add_argument("--no-batch", action="store_true", help="skip the batch comparison")
+    parser.add_argument("--no-probe", action="store_true", help="skip the empty-queue timing")
+    parser.add_argument("--seed", type=int, default=16)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args(argv)
+    args.students = args.students or (40 if args.quick else 300)
+    args.readers = args.readers if args.readers is not None else max(5, args.students // 5)
+    if args.students < 1 or args.jobs < 1 or args.over < 0 or args.readers < 0:
+        parser.error("--students and --jobs must be 1 or more, --over and --readers 0 or more")
+    return args
+
+
+def class_files(count: int, mix: list[tuple[Path, int]], rng: random.Random) -> list[Path]:
+    """``count`` files in the mix's proportions (largest remainders), shuffled."""
+    total = sum(share for _, share in mix)
+    exact = [(path, count * share / total) for path, share in mix]
+    files = [path for path, amount in exact for _ in range(int(amount))]
+    rest = sorted(exact, key=lambda pair: pair[1] - int(pair[1]), reverse=True)
+    files += [path for path, _ in rest[:count - len(files)]]
+    rng.shuffle(files)
+    return files
+
+
+def build_class(folder: Path, args: argparse.Namespace, rng: random.Random
+                ) -> tuple[list[Student], list[Student], Path]:
+    """The roster and every student's file (named after the student, for batch)."""
+    submissions = folder / "class"
+    submissions.mkdir()
+    files = class_files(args.students, QUICK_MIX if args.quick else MIX, rng)
+    writers = [Student(f"s{number:03d}", "", path) for number, path in enumerate(files, 1)]
+    readers = [Student(f"r{number:03d}", "") for number in range(1, args.readers + 1)]
+    for student in writers:
+        text = student.file.read_text(encoding="utf-8")
+        own = submissions / f"{student.student_id}.py"
+        own.write_text(f"# {student.student_id} ({student.file.name})\n{text}", encoding="utf-8")
+        student.file = own
+    roster = folder / "roster.csv"
+    with open(roster, "w", newline="", encoding="utf-8") as handle:
+        out = csv.writer(handle)
+        out.writerow(["id", "name", "email"])
+        for student in [*writers, *readers, Student("probe", "")]:
+            out.writerow([student.student_id, f"Student {student.student_id}",
+                          f"{student.student_id}@example.org"])
+    return writers, readers, roster
+
+
+def start_server(data: Path, roster: Path, jobs: int) -> tuple[subprocess.Popen, str, dict]:
+    """Import the roster (printing the links), then serve; the URL it prints, and the tokens."""
+    command = [sys.executable, "-m", "grader", "serve", "--data", str(data), "--host", HOST]
+    links = subprocess.run([*command, "--roster", str(roster), "--links"], cwd=PROJECT,
+                           capture_output=True, text=True, check=True, timeout=300).stdout
+    tokens = {row["student_id"]: row["link"].rsplit("/", 1)[1]
+              for row in csv.DictReader(links.splitlines())}
+    server = subprocess.Popen([*command, "--port", "0", "--jobs", str(jobs), "--per-hour", "0",
+                               "--quiet"], cwd=PROJECT, stdout=subprocess.PIPE,
+                              stderr=open(data.parent / "server.log", "ab"), text=True,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    give_up = time.monotonic() + 120
+    while time.monotonic() < give_up:
+        line = server.stdout.readline()
+        if not line:
+            break
+        found = re.match(r"Serving on (http://\S+?)/?$", line.strip())
+        if found:
+            return server, found.group(1), tokens
+    server.kill()
+    raise SystemExit("the server did not start: see " + str(data.parent / "server.log"))
+
+
+def stop_server(server: subprocess.Popen) -> None:
+    if server.poll() is None:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def proc_kib(pid: int, key: str) -> int:
+    """A line of /proc/PID/status in KiB (VmRSS, VmHWM), 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def children(pid: int) -> int:
+    """How many processes have ``pid`` as parent (the grading runs of the server)."""
+    count = 0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        count += 1
+            except (OSError, ValueError, IndexError):
+                continue
+    return count
+
+
+async def timed(client: httpx.AsyncClient, figures: Figures, kind: str, method: str, url: str,
+                **options) -> httpx.Response | None:
+    """One request, its latency filed under ``kind``; None (counted) when it failed."""
+    started = time.perf_counter()
+    try:
+        answer = await client.request(method, url, **options)
+    except httpx.HTTPError as problem:
+        figures.errors[f"{kind}: {type(problem).__name__}"] += 1
+        return None
+    figures.latencies[kind].append(time.perf_counter() - started)
+    if answer.status_code >= 500:
+        figures.errors[f"{kind}: HTTP {answer.status_code}"] += 1
+    return answer
+
+
+async def sign_in(client: httpx.AsyncClient, figures: Figures, student: Student) -> str:
+    """Open the link (cookie), then the home page: its CSRF token."""
+    await timed(client, figures, "sign in", "GET", f"/s/{student.token}")
+    home = await timed(client, figures, "home page", "GET", "/")
+    found = CSRF.search(home.text) if home is not None else None
+    return found.group(1) if found else ""
+
+
+async def hand_in(url: str, figures: Figures, student: Student, at: float, start: float,
+                  poll: float, stop: asyncio.Event) -> None:
+    """One student: wait for their moment, sign in, hand in, watch, read the report."""
+    await asyncio.sleep(max(0.0, start + at - time.monotonic()))
+    async with httpx.AsyncClient(base_url=url, timeout=REQUEST_TIMEOUT) as client:
+        csrf = await sign_in(client, figures, student)
+        answer = await timed(client, figures, "hand in (form POST)", "POST", "/submit",
+                             data={"csrf": csrf},
+                             files={"file": ("mm_player.py", student.file.read_bytes())})
+        student.submitted_at = time.monotonic()
+        if answer is None or answer.status_code != 303:
+            student.refused = "no answer" if answer is None else \
+                f"HTTP {answer.status_code}: {answer.text[:200]}"
+            return
+        student.submission = int(answer.headers["location"].rsplit("/", 1)[1])
+        await timed(client, figures, "submission page", "GET", f"/submissions/{student.submission}")
+        while not stop.is_set():
+            state = await timed(client, figures, "progress (JSON poll)", "GET",
+                                f"/api/submissions/{student.submission}")
+            if state is not None and state.status_code == 200 and \
+                    state.json()["status"] in ("done", "error"):
+                student.done_at = time.monotonic()
+                student.final = state.json()
+                await timed(client, figures, "report page", "GET",
+                            f"/submissions/{student.submission}")
+                return
+            await asyncio.sleep(poll)
+
+
+async def read_pages(url: str, figures: Figures, student: Student, every: float,
+                     rng: random.Random, stop: asyncio.Event) -> None:
+    """A student who keeps their home page open and reloads it every few seconds."""
+    async with httpx.AsyncClient(base_url=url, timeout=REQUEST_TIMEOUT) as client:
+        await asyncio.sleep(rng.uniform(0, every))
+        await sign_in(client, figures, student)
+        while not stop.is_set():
+            try:
+                await asyncio.wait_for(stop.wait(), every * rng.uniform(0.5, 1.5))
+            except asyncio.TimeoutError:
+                await timed(client, figures, "home page", "GET", "/")
+
+
+async def sample(pid: int, figures: Figures, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        figures.rss_kib.append(proc_kib(pid, "VmRSS"))
+        figures.grading_at_once.append(children(pid))
+        try:
+            await asyncio.wait_for(stop.wait(), 0.5)
+        except asyncio.TimeoutError:
+            pass
+
+
+async def rush(url: str, pid: int, writers: list[Student], readers: list[Student],
+               args: argparse.Namespace, rng: random.Random) -> tuple[Figures, float]:
+    figures = Figures()
+    stop = asyncio.Event()
+    start = time.monotonic()
+    moments = sorted(rng.uniform(0, args.over) for _ in writers)
+    background = [asyncio.create_task(sample(pid, figures, stop))]
+    background += [asyncio.create_task(read_pages(url, figures, reader, args.reload,
+                                                  random.Random(rng.random()), stop))
+                   for reader in readers]
+    students = [asyncio.create_task(hand_in(url, figures, student, at, start, args.poll, stop))
+                for student, at in zip(writers, moments)]
+    done, pending = await asyncio.wait(students, timeout=args.over + args.limit)
+    stop.set()
+    await asyncio.gather(*background, *pending, return_exceptions=True)
+    for task in done:
+        if task.exception() is not None:
+            figures.errors[f"student: {task.exception()!r}"[:120]] += 1
+    return figures, time.monotonic() - start
+
+
+def empty_queue(url: str, token: str, path: Path) -> tuple[float, float]:
+    """(server seconds from received to finished, client seconds from the 201 to done)."""
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT,
+                      headers={"authorization": f"Bearer {token}"}) as client:
+        answer = client.post("/api/submissions", files={"file": ("mm_player.py",
+                                                                 path.read_bytes())})
+        answer.raise_for_status()
+        received = time.monotonic()
+        number = answer.json()["id"]
+        while True:
+            state = client.get(f"/api/submissions/{number}").json()
+            if state["status"] in ("done", "error"):
+                seen = time.monotonic() - received
+                break
+            time.sleep(0.1)
+    server = (iso(state["finished_at"]) - iso(state["received_at"])).total_seconds()
+    return server, seen
+
+
+def iso(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def grade_seconds(path: Path) -> float:
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "grader", "grade", str(path)], cwd=PROJECT,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=900)
+    return time.monotonic() - started
+
+
+def batch(folder: Path, out: Path, jobs: int) -> tuple[float, dict[str, float]]:
+    """batch's wall time on the same files and its score for each student."""
+    started = time.monotonic()
+    subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
+                    "--jobs", str(jobs), "--quiet"], cwd=PROJECT, check=False,
+                   timeout=24 * 3600)
+    wall = time.monotonic() - started
+    with open(out / "gradebook.csv", encoding="utf-8-sig", newline="") as handle:
+        scores = {row["student_id"]: float(row["score"] or "nan")
+                  for row in csv.DictReader(handle)}
+    return wall, scores
+
+
+def percentile(values: list[float], share: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
+
+
+def show_latencies(figures: Figures) -> None:
+    print(f"\n{'page latency (ms)':28} {'count':>6} {'p50':>7} {'p95':>7} {'p99':>7} {'max':>7}")
+    kinds = dict(figures.latencies)
+    kinds["ALL HTML PAGES"] = [value for kind, values in figures.latencies.items()
+                               if "page" in kind for value in values]
+    for kind, values in kinds.items():
+        if values:
+            print(f"{kind:28} {len(values):6} " + " ".join(
+                f"{1000 * percentile(values, share):7.0f}" for share in (0.5, 0.95, 0.99))
+                + f" {1000 * max(values):7.0f}")
+    for problem, count in sorted(figures.errors.items()):
+        print(f"  errors: {problem}: {count}")
+
+
+def check_histories(url: str, writers: list[Student]) -> tuple[list[str], list[str]]:
+    """(lost, doubled): ids whose hand-in is missing from their history, or in it twice."""
+    lost, doubled = [], []
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT) as client:
+        for student in writers:
+            history = client.get("/api/submissions", headers={
+                "authorization": f"Bearer {student.token}"}).json()["submissions"]
+            ids = [entry["id"] for entry in history]
+            if student.submission is not None and student.submission not in ids:
+                lost.append(student.student_id)
+            if len(ids) != len(set(ids)) or len(ids) > 1:
+                doubled.append(student.student_id)
+    return lost, doubled
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    rng = random.Random(args.seed)
+    folder = Path(tempfile.mkdtemp(prefix="bench-service-"))
+    print(f"{args.students} students hand in over {args.over:g} s, {args.readers} readers "
+          f"reload every {args.reload:g} s, --jobs {args.jobs}, {os.cpu_count()} cores, "
+          f"load now {os.getloadavg()[0]:.1f}; folder {folder}", flush=True)
+    server = None
+    try:
+        writers, readers, roster = build_class(folder, args, rng)
+        mix = defaultdict(int)
+        for student in writers:
+            mix[student.file.read_text(encoding="utf-8").split("(", 1)[1].split(")", 1)[0]] += 1
+        print("mix: " + ", ".join(f"{count} {name}" for name, count in sorted(
+            mix.items(), key=lambda pair: -pair[1])), flush=True)
+        server, url, tokens = start_server(folder / "course", roster, args.jobs)
+        for student in [*writers, *readers]:
+            student.token = tokens[student.student_id]
+        print(f"serving on {url} (pid {server.pid}), RSS {proc_kib(server.pid, 'VmRSS') / 1024:.0f} "
+              "MiB at rest", flush=True)
+
+        if not args.no_probe:
+            grade = grade_seconds(PLAIN)
+            on_server, seen = empty_queue(url, tokens["probe"], PLAIN)
+            print(f"\nempty queue, {PLAIN.name}: received -> report {on_server:.2f} s on the "
+                  f"server ({seen:.2f} s seen by the client); python -m grader grade: "
+                  f"{grade:.2f} s; difference {on_server - grade:+.2f} s", flush=True)
+
+        print(f"\nthe rush: {len(writers)} hand-ins ...", flush=True)
+        figures, took = asyncio.run(rush(url, server.pid, writers, readers, args, rng))
+        graded = [s for s in writers if s.final.get("status") in ("done", "error")]
+        errors = [s for s in graded if s.final["status"] == "error"]
+        refused = [s for s in writers if s.refused]
+        unfinished = [s for s in writers if s.submission is not None and not s.final]
+        print(f"took {took:.0f} s: {sum(s.submission is not None for s in writers)} received, "
+              f"{len(graded)} graded ({len(errors)} grader errors), {len(refused)} refused, "
+              f"{len(unfinished)} not finished within --limit")
+        for student in refused[:5]:
+            print(f"  refused {student.student_id}: {student.refused}")
+        lost, doubled = check_histories(url, writers)
+        print(f"histories: {len(lost)} lost {lost[:5]}, {len(doubled)} doubled {doubled[:5]}")
+        show_latencies(figures)
+        rss = [kib for kib in figures.rss_kib if kib]
+        busy = figures.grading_at_once
+        print(f"\nserver memory: RSS median {statistics.median(rss) / 1024:.0f} MiB, max "
+              f"{max(rss) / 1024:.0f} MiB, peak (VmHWM) "
+              f"{proc_kib(server.pid, 'VmHWM') / 1024:.0f} MiB; grading runs at once: "
+              f"median {statistics.median(busy):g}, max {max(busy)}")
+        if graded:
+            first = min(iso(s.final["started_at"]) for s in graded if s.final.get("started_at"))
+            last = max(iso(s.final["finished_at"]) for s in graded if s.final.get("finished_at"))
+            span = (last - first).total_seconds()
+            print(f"server: {len(graded)} graded from the first start to the last finish in "
+                  f"{span:.0f} s: {60 * len(graded) / span:.1f} per minute")
+        stop_server(server)
+        server = None
+        if not args.no_batch:
+            wall, scores = batch(folder / "class", folder / "batch", args.jobs)
+            print(f"batch --jobs {args.jobs} on the same {len(writers)} files: {wall:.0f} s: "
+                  f"{60 * len(writers) / wall:.1f} per minute"
+                  + (f"; the server's rate is {100 * (len(graded) / span) / (len(writers) / wall):.0f}% "
+                     "of batch's" if graded else ""))
+            differ = [(s.student_id, s.file.name, s.final.get("score"), scores.get(s.student_id))
+                      for s in graded if s.final.get("status") == "done"
+                      and s.final.get("score") != scores.get(s.student_id)]
+            print(f"same code, same score: {len(graded) - len(differ)} of {len(graded)} agree "
+                  f"with batch" + "".join(f"\n  {row}" for row in differ[:10]))
+    finally:
+        if server is not None:
+            stop_server(server)
+        if args.keep:
+            print(f"kept {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
