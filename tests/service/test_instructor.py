@@ -183,6 +183,20 @@ def test_the_class_page_shows_each_student_and_what_each_was_graded_under(course
         assert "grade_0" in queue and "the grading run took longer" in queue
 
 
+def test_every_instructor_page_escapes_student_text_and_has_no_inline_script(course: Server):
+    with closing(instructor(course)) as teacher:
+        for url in GETS + ["/instructor/students/alice", "/instructor/students/carol",
+                           "/instructor/students/dave", "/instructor/summary?choice=best"]:
+            answer = teacher.get(url.format(bob=course.ids["bob 70"]))
+            expected = 404 if url.endswith("similarity.csv") else 200    # nothing compared
+            assert answer.status_code == expected, (url, answer.status_code)
+            if answer.headers["content-type"].startswith("text/html"):
+                for hostile in (EVIL_SCRIPT, EVIL_IMG):
+                    assert hostile not in answer.text, (url, hostile)
+                assert not INLINE_SCRIPT.search(answer.text), url
+                assert "script-src 'self'" in answer.headers["content-security-policy"], url
+
+
 def test_the_gradebook_is_batchs_csv_with_latest_or_best(course: Server):
     with closing(instructor(course)) as teacher:
         latest, best = gradebook(teacher, "latest"), gradebook(teacher, "best")
