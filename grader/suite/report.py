@@ -313,21 +313,20 @@ class BoardCause:
                   if item is not self.item and not item_passed(result, item) and item.failed]
         what = (f"mm_move changes the board it is given (on {self.changed} of "
                 f"{self.item.total} calls)")
-        if not others:
+        counts = [f"{item.name} {self.covers(item)} of {item.failed}" for item in others
+                  if self.covers(item)]
+        if not counts:   # nothing else failed, or not on the calls that changed the board
+            also = " It may be why other checks failed too." if others else ""
             return _wrap(f"First: {what}. Clone the board and move on the copy "
-                         "(board.clone()).")
+                         f"(board.clone()).{also}")
         lines = _wrap(
             f"The likely cause of the other failures: {what}. Moves played on the board "
             "itself stay there, so what the search reads next (the empty squares, the "
             "winner) is not the position asked, and its scores and moves go wrong too. "
             "Clone the board and move on the copy (board.clone()); most of the other "
             "failures should go with it.")
-        counts = [f"{item.name} {self.covers(item)} of {item.failed}" for item in others
-                  if self.covers(item)]
-        if counts:
-            lines += _wrap("Failures on calls that also changed the board: "
-                           + ", ".join(counts) + ".", indent="  ")
-        return lines
+        return lines + _wrap("Failures on calls that also changed the board: "
+                             + ", ".join(counts) + ".", indent="  ")
 
 
 def board_cause(result: GradeResult) -> BoardCause | None:
