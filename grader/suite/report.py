@@ -4,6 +4,11 @@ It reads a finished :class:`~grader.judge.results.GradeResult` and returns text;
 here prints or grades. (Gradescope's results.json: ``results_json``; a CSV row: ``table``;
 writing files: ``writers``.) The small helpers at the top are theirs too.
 
+The report leads with the likely cause of many failures when there is one (a ``mm_move``
+that changes its board, tiers too slow or stuck), names the file, never the grader's
+folders, says once how to paste a call (:func:`paste_lines`) and once how time limits are
+set; each board it draws is labelled.
+
 Two visibilities:
 
 - ``"full"``: every failed item shows up to ``examples`` failures in the course grader's
