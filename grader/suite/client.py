@@ -8,9 +8,17 @@ round runs between two timings of the reference on the tier's hardest position, 
 same CPU, and is within or over the limit those two timings set; the first measurement
 and the rounds vote, and two of three decide. So one disturbed measurement (a burst of
 load, a slower moment of a virtual CPU) cannot change a verdict. The rounds are the
-grader's own checking: they are not charged to the student's budget, but have an
-allowance of their own (``VERIFY``), after which the votes so far decide (a tie in the
-student's favour).
+grader's own checking: they are not charged to the student's budget, and they may cost no
+more than what the student's own calls have cost so far, plus ``VERIFY`` searches of the
+empty board (a few seconds); after that the votes so far decide (a tie in the student's
+favour). A round times the reference on a position cheap enough to cost at most
+``CAREFUL_REFERENCE`` of the call's limit (its time scaled by the nodes), so that a
+strict policy (``factor`` below 1) does not make the reference the expensive part.
+
+A call that does not return on a *small* position (one where a plain minimax needs a few
+milliseconds, see ``grader.timing.policy.MEASURED_NODES``) is *stuck*, not slow: it is
+reported as such ("did not return ...: an endless loop?"), and so are the calls of its
+tier and the larger ones, which are not made.
 
     with Sandbox(path) as sandbox:
         client = StudentClient(sandbox, Solver(), TimePolicy(), planned=positions)
@@ -35,9 +43,16 @@ from grader.timing.policy import TimePolicy
 NEAR = 0.5       # a decisive call that used this share of its limit is measured again
 ROUNDS = 3       # votes on a call measured again (the first measurement's included)
 HEADROOM = 1.25  # how far past its limit a round may run, so that it ends on either side of it
-VERIFY = 20.0    # the rounds' allowance, in empty-board searches of the reference (not the
-                 # student's budget: whether a call is near a limit must not cost its grade)
+VERIFY = 2.0     # the rounds' allowance beyond what the student's calls have cost so far, in
+                 # empty-board searches of the reference (not the student's budget: whether
+                 # a call is near a limit must not cost its grade)
+CAREFUL_REFERENCE = 0.1   # a round's reference timing costs at most this share of the limit
 RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two reference timings
+RESTART_COST = 0.05  # budget (empty-board searches) a worker restart costs: a fixed price, the
+                     # same on every run, where its wall time depends on the machine's load
+
+TIMEOUT, TOO_SLOW, STUCK = "timeout", "too slow", "stuck"
+TIME_CATEGORIES = (TIMEOUT, TOO_SLOW, STUCK)   # the failures the time item judges
 SPEED_HINT = ("Look for repeated work (copying more than the board, searching a position "
               "twice), or a search that does not stop at finished boards.")
 
@@ -52,6 +67,10 @@ class CallStats:
     retries: int = 0         # calls measured again, carefully (ROUNDS)
     presumed: int = 0        # calls not made: their tier, or a smaller one, was too slow
     not_run: int = 0         # calls not made: the budget was spent
+    rounds: int = 0          # careful measurements' rounds (calls made again)
+    round_seconds: float = 0.0       # the student's CPU time in those rounds
+    careful_references: int = 0      # reference timings beside the rounds
+    careful_reference_seconds: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -79,7 +98,6 @@ class StudentClient:
         self.calls: list[CallRecord] = []                     # one per function and position
         self.interrupted = False
         self._calibrated_at = 0.0   # the budget spent when the reference was last timed
-        self.verify_spent = 0.0     # the careful measurements' rounds, in VERIFY's unit
 
     def run_plan(self) -> None:
         """Ask ``mm_move`` about every planned position, in the pacing's order."""
@@ -149,10 +167,13 @@ class StudentClient:
             return reply, None
         if reply.status == "timeout":
             self.stats.timeouts += 1
+            # On a small tier the limit is hundreds of times the search: it is stuck.
+            stuck = not self.pacing.measured(tier, position)
             decides = self.pacing.timed_out(
-                tier, TooSlow(tier, position.call(function), limit, retried, reply.waited))
+                tier, TooSlow(tier, position.call(function), limit, retried, reply.waited,
+                              stuck))
             return None, self._timeout(position, function, tier, reply, limit, retried,
-                                       decides)
+                                       decides, stuck)
         if reply.status == "error":
             return None, failed_call(position, function, "exception", "an answer",
                                      _first_line(reply.error), reply.error, judged=False)
@@ -171,37 +192,81 @@ class StudentClient:
         return (reply.status == "ok" and not self.pacing.decided(tier)
                 and reply.cpu_seconds >= NEAR * limit)
 
+    @property
+    def careful_spent(self) -> float:
+        """What the careful rounds have cost, in empty-board searches of the reference:
+        the calls made again and the reference timings beside them."""
+        calibration = self.sandbox.calibration
+        assert calibration is not None
+        return ((self.stats.round_seconds + self.stats.careful_reference_seconds)
+                / calibration.empty_board_seconds)
+
+    def careful_left(self) -> float:
+        """What the careful rounds may still spend, in empty-board searches: what the
+        student's own calls have cost so far, plus VERIFY, minus what the grader's own
+        timings after the first have cost (rounds, their reference timings and the
+        re-calibrations alike)."""
+        calibration = self.sandbox.calibration
+        assert calibration is not None
+        unit = calibration.empty_board_seconds
+        grader = (self._recalibration_seconds() + self.stats.round_seconds
+                  + self.stats.careful_reference_seconds) / unit
+        return VERIFY + self.pacing.spent - grader
+
+    def _recalibration_seconds(self) -> float:
+        """CPU seconds of the reference timings the sandbox made to re-calibrate (the first
+        calibration, before any student code, is the price of any grade: not counted)."""
+        total = getattr(self.sandbox, "reference_seconds_total", 0.0)
+        return max(0.0, total - getattr(self.sandbox, "first_calibration_seconds", 0.0)
+                   - self.stats.careful_reference_seconds)
+
+    def _time_reference(self, yardstick: Position, wall: float) -> float:
+        seconds = self.sandbox.reference_seconds(yardstick, wall)
+        self.stats.careful_references += 1
+        self.stats.careful_reference_seconds += seconds
+        return seconds
+
     def _remeasure(self, function: str, position: Position, tier: Tier, first: Reply,
                    first_limit: float) -> "Remeasured | None":
         """Vote on the call: its first measurement, then rounds, each between two timings
-        of the reference on the tier's hardest position, until two of ``ROUNDS`` agree or
-        the allowance is spent (a tie then goes to the student). None if interrupted, or
-        if the allowance could not pay for a single round."""
-        yardstick = self.pacing.yardstick(tier, position)
+        of the reference, until two of ``ROUNDS`` agree or the allowance
+        (``careful_left``) cannot pay for another round (a tie then goes to the student).
+        None if interrupted, or if the allowance could not pay for a single round.
+
+        The reference is timed on a position of the call's size and mode cheap enough to
+        cost at most CAREFUL_REFERENCE of the limit (the tier's hardest when that is
+        cheap enough), and its time scaled by the nodes of the tier's hardest."""
         factor = self.policy.factor
         calibration = self.sandbox.calibration
         assert calibration is not None
         unit = calibration.empty_board_seconds
+        tier_nodes = self.pacing.tier_nodes(tier, position)
+        yardstick = self.pacing.careful_yardstick(
+            tier, position, CAREFUL_REFERENCE * factor * tier_nodes)
+        scale = tier_nodes / self.pacing.nodes(yardstick)
+        reference = calibration.seconds(yardstick.dim, self.pacing.nodes(yardstick))
         # Wall time the reference may take: generous, a busy machine may halve its speed.
-        wall = 20 * calibration.seconds(yardstick.dim, self.pacing.nodes(yardstick))
+        wall = 20 * reference
         within: list[tuple[Reply, float]] = []
         over: list[tuple[Reply, float]] = []
         (within if first.status == "ok" else over).append((first, first_limit))
-        cost = (HEADROOM + 2 / factor) * first_limit / unit   # a round, two reference timings
+        # What a round will cost, from what the first measurement cost: the call again,
+        # and one timing of the reference (two for the first round).
+        cost = (min(first.cpu_seconds, HEADROOM * first_limit) + reference) / unit
         before: float | None = None
         while max(len(within), len(over)) <= ROUNDS // 2:
-            if self.verify_spent + cost > VERIFY:
+            if cost + (reference / unit if before is None else 0.0) > self.careful_left():
                 break
             if before is None:
-                before = self.sandbox.reference_seconds(yardstick, wall)
-                self.verify_spent += before / unit
-            reply, _ = self._attempt(function, position, tier, HEADROOM * factor * before,
-                                     verify=True)
+                before = self._time_reference(yardstick, wall)
+            reply, _ = self._attempt(function, position, tier,
+                                     HEADROOM * factor * before * scale, verify=True)
             if reply is None or self.interrupted:
                 return None
-            after = self.sandbox.reference_seconds(yardstick, wall)
-            limit = factor * (before + after) / 2
-            self.verify_spent += (reply.cpu_seconds + after) / unit   # each timing once
+            self.stats.rounds += 1
+            self.stats.round_seconds += reply.cpu_seconds
+            after = self._time_reference(yardstick, wall)
+            limit = factor * (before + after) / 2 * scale
             before = after
             if reply.status not in ("ok", "timeout"):
                 return Remeasured(reply, limit)   # it raised or crashed: that is its answer
@@ -220,7 +285,7 @@ class StudentClient:
         spent: before the call, or during it (it was stopped where the budget ended, not at
         its limit). With ``verify`` (a round of a careful measurement) the budget neither
         stops nor pays for it."""
-        started, restarts = time.monotonic(), self.sandbox.restarts
+        restarts = self.sandbox.restarts
         problem = self.sandbox.ready()
         if not verify and self.pacing.spent - self._calibrated_at >= RECALIBRATE_EVERY:
             # The machine's speed drifts (load comes and goes): limits and the budget
@@ -229,8 +294,10 @@ class StudentClient:
             self._calibrated_at = self.pacing.spent
         calibration = self.sandbox.calibration
         assert calibration is not None  # a started sandbox has timed the reference
-        if self.sandbox.restarts != restarts:  # after a crash or a timeout: the student's cost
-            self.pacing.charge(calibration, time.monotonic() - started)
+        if self.sandbox.restarts != restarts and not verify:
+            # After a crash or a timeout: the student's cost, at a fixed price.
+            self.pacing.charge(calibration, min(RESTART_COST, self.pacing.left)
+                               * calibration.empty_board_seconds)
         if problem is not None:
             return Reply("crash", None, 0.0, None, "", problem), 0.0
         if limit is None:
@@ -257,20 +324,47 @@ class StudentClient:
     # -- what a call that gave no answer says ----------------------------------------------------
 
     def _timeout(self, position: Position, function: str, tier: Tier, reply: Reply,
-                 limit: float, retried: bool, decides: bool) -> Failure:
+                 limit: float, retried: bool, decides: bool, stuck: bool) -> Failure:
+        if stuck:
+            return self._stuck(position, function, tier, reply, decides)
         again = (" It was measured again, each time between two timings of the reference "
-                 "on the hardest position of its kind, on the same CPU: it was over the limit "
-                 f"in most of its (at most {ROUNDS}) measurements." if retried else "")
+                 "on the same CPU: it was over the limit in most of its (at most "
+                 f"{ROUNDS}) measurements." if retried else "")
         rest = (f" It was the hardest of the {tier.describe()}, so the others, and positions "
                 "with more empty squares, were not asked: each counts as too slow."
                 if decides else "")
         why = (f"{reply.error}.{again}{rest} The limit: {self.policy.describe()}. "
                + ("" if reply.waited else SPEED_HINT))
-        return failed_call(position, function, "timeout", f"an answer within {limit:.2f} s",
+        return failed_call(position, function, TIMEOUT, f"an answer within {limit:.2f} s",
                            "no answer in time", why.strip())
+
+    def _stuck(self, position: Position, function: str, tier: Tier, reply: Reply,
+               decides: bool) -> Failure:
+        """A call that did not return on a small position: hundreds of times what a search
+        there takes, so not a matter of speed."""
+        nodes = self.pacing.tier_nodes(tier, position)
+        where = ("on a finished board, where the answer needs no search" if nodes == 1 else
+                 f"on a position where a plain minimax searches at most {nodes:,} positions "
+                 "(a few milliseconds)")
+        guess = ("is it waiting for something that never comes (input(), a sleep)?"
+                 if reply.waited else "an endless loop?")
+        rest = (f" It was the first of the {tier.describe()}, so the others, and positions "
+                "with more empty squares (where it would search at least as long), were "
+                "not asked: each counts as stuck." if decides else "")
+        why = (f"{function} did not return {where}: {guess} {reply.error}.{rest} "
+               f"The limit: {self.policy.describe()}.")
+        return failed_call(position, function, STUCK, "an answer", "no answer: it did not "
+                           "return", why)
 
     def _presumed(self, position: Position, function: str, tier: Tier,
                   slow: TooSlow) -> Failure:
+        if slow.stuck:
+            guess = ("waiting for something that never comes" if slow.waited
+                     else "in an endless loop")
+            why = (f"not asked: {slow.call} did not return (was it {guess}?); it is the "
+                   f"first of the {slow.tier.describe()}, and a search on this position, with "
+                   "at least as many empty squares, takes at least as long.")
+            return failed_call(position, function, STUCK, "an answer", "not asked", why)
         what = "sleeping or waiting" if slow.waited else "computing"
         twice = " (in most of the times it was measured)" if slow.retried else ""
         why = (f"not asked: {slow.call} was still {what} when its limit of {slow.limit:.2f} "
@@ -278,7 +372,7 @@ class StudentClient:
                f"search on this position, with at least as many empty squares, takes longer. "
                f"The limit: {self.policy.describe()}. "
                + ("" if slow.waited else SPEED_HINT))
-        return failed_call(position, function, "too slow", "an answer in time", "not run",
+        return failed_call(position, function, TOO_SLOW, "an answer in time", "not run",
                            why.strip())
 
     def _not_run(self, position: Position, function: str, why: str) -> Failure:

@@ -140,11 +140,37 @@ def _timing(client: StudentClient, sandbox: Sandbox) -> dict:
     if calibration is not None:
         data.update(calibration.to_json())
         data["budget_seconds"] = round(policy.budget_seconds(calibration), 2)
+    data.update(_grader_share(client, sandbox))
     # The empty board's call, when it was right: a leaderboard's figure (and a class's).
     empty = client.verdicts.get(Position.empty(3))
     data["empty_board_cpu_seconds"] = (round(empty.cpu_seconds, 4) if empty is not None
                                        and empty.answered and not empty.failures else None)
     return data
+
+
+def _grader_share(client: StudentClient, sandbox: Sandbox) -> dict:
+    """What the grader's own checking cost, in CPU seconds, beside what the student's calls
+    did: every reference search it timed (calibrations and careful rounds), and the calls
+    made again in careful rounds. The careful rounds and the re-calibrations may cost no
+    more than the student's own calls plus a few seconds (``grader.suite.client.VERIFY``).
+
+    >>> from types import SimpleNamespace
+    >>> stats = SimpleNamespace(cpu_seconds=10.0, retries=1, rounds=1, round_seconds=2.0)
+    >>> box = SimpleNamespace(reference_timings=12, reference_seconds_total=0.5)
+    >>> _grader_share(SimpleNamespace(stats=stats), box)["grader_cpu_seconds"]
+    2.5
+    """
+    stats = client.stats
+    references = getattr(sandbox, "reference_seconds_total", 0.0)
+    return {
+        "reference_timings": getattr(sandbox, "reference_timings", 0),
+        "reference_timing_seconds": round(references, 3),
+        "careful_measurements": stats.retries,      # calls measured again
+        "careful_rounds": stats.rounds,             # calls made again for that
+        "careful_round_seconds": round(stats.round_seconds, 3),
+        "grader_cpu_seconds": round(references + stats.round_seconds, 3),
+        "student_own_cpu_seconds": round(stats.cpu_seconds - stats.round_seconds, 3),
+    }
 
 
 class RunFacts:

@@ -38,7 +38,7 @@ from typing import Iterable
 
 from grader.judge.position import Position
 from grader.judge.solver import Solver, SolverTooLarge
-from grader.timing.policy import Calibration, TimePolicy
+from grader.timing.policy import MEASURED_NODES, Calibration, TimePolicy
 
 MM_MOVE, MOVE_WRAPPER = "mm_move", "move_wrapper"
 CRASH_RUN = 3   # calls of a tier that crashed before any answered: the rest are not made
@@ -75,6 +75,7 @@ class TooSlow:
     limit: float       # its limit, in CPU seconds
     retried: bool      # measured again, beside the reference on the tier's hardest
     waited: bool       # it was sleeping or waiting, not computing
+    stuck: bool = False   # a small tier: it did not return where a search takes milliseconds
 
 
 class Pacing:
@@ -125,6 +126,34 @@ class Pacing:
         one whose reference search sets the tier's limit."""
         hardest = self.hardest.get((tier.dim, tier.reverse, tier.empties), position)
         return hardest if self.nodes(hardest) > self.nodes(position) else position
+
+    def careful_yardstick(self, tier: Tier, position: Position, nodes: float) -> Position:
+        """The position to time the reference on beside a careful measurement of a call on
+        ``position``: the hardest planned one of its size and mode whose search has at most
+        ``nodes`` nodes (so that timing it costs a small share of the call's limit), but at
+        least ``MEASURED_NODES`` (a few milliseconds: enough to time), and never one harder
+        than the tier's own hardest. Its time, scaled by the nodes, stands for the tier's.
+
+        >>> from grader.judge.solver import Solver
+        >>> pacing = Pacing(TimePolicy(), Solver(), [Position.empty(3)])
+        >>> tier = pacing.tier("mm_move", Position.empty(3))
+        >>> pacing.careful_yardstick(tier, Position.empty(3), 10**6) == Position.empty(3)
+        True
+        """
+        hardest = self.yardstick(tier, position)
+        cap = max(nodes, MEASURED_NODES)
+        if self.nodes(hardest) <= cap:
+            return hardest
+        smaller = [other for (dim, reverse, _), other in self.hardest.items()
+                   if (dim, reverse) == tier.family
+                   and MEASURED_NODES <= self.nodes(other) <= cap]
+        if smaller:
+            return max(smaller, key=lambda other: (self.nodes(other), other.cells))
+        measured = [other for (dim, reverse, _), other in self.hardest.items()
+                    if (dim, reverse) == tier.family
+                    and MEASURED_NODES <= self.nodes(other) < self.nodes(hardest)]
+        return min(measured, key=lambda other: (self.nodes(other), other.cells),
+                   default=hardest)
 
     def tier_nodes(self, tier: Tier, position: Position) -> int:
         """Nodes of the reference's search of the hardest position of ``tier``."""

@@ -8,19 +8,21 @@ verdicts that do not move when the measurements do.
 from __future__ import annotations
 
 import random
+import time
 from collections import Counter
 
 import pytest
 
-from grader.suite.client import VERIFY, StudentClient
+from grader.suite.client import (CAREFUL_REFERENCE, RESTART_COST, VERIFY, StudentClient,
+                                 TIME_CATEGORIES)
 from grader.timing.pacing import MM_MOVE, MOVE_WRAPPER, Pacing, Tier, TooSlow
 from grader.judge.position import Position
 from grader.judge.positions import hidden_positions
 from grader.sandbox import Reply
 from grader.judge.solver import Solver, reachable
-from grader.timing.policy import (EMPTY_BOARD_NODES, REFERENCE_3X3, REFERENCE_3X3_NODES,
-                           REFERENCE_4X4, REFERENCE_4X4_NODES, Calibration, TimePolicy,
-                           TimingError)
+from grader.timing.policy import (EMPTY_BOARD_NODES, MEASURED_NODES, REFERENCE_3X3,
+                                  REFERENCE_3X3_NODES, REFERENCE_4X4, REFERENCE_4X4_NODES,
+                                  Calibration, TimePolicy, TimingError)
 from provided import TTTBoard
 
 from grader.sandbox.inside import reference as worker  # the search the limits are measured by
@@ -140,8 +142,12 @@ class FakeSandbox:
     def __init__(self, ratio: float = 1.0, noise: float = 0.0, seed: int = 0,
                  sleeps: float | None = None, interrupt_after: int | None = None,
                  crashes=lambda position: False, flukes: frozenset[int] = frozenset(),
-                 slower_after: int | None = None) -> None:
+                 slower_after: int | None = None, loops=lambda position: False,
+                 restart_seconds: float = 0.0) -> None:
         self.ratio, self.noise, self.sleeps, self.crashes = ratio, noise, sleeps, crashes
+        self.loops = loops                      # positions where the call never returns
+        self.restart_seconds = restart_seconds  # wall time a restart takes
+        self.dead = False                       # the last call killed the worker
         self.flukes = flukes
         self.slower_after = slower_after
         self.references: list[Position] = []   # positions the reference was timed on
@@ -154,6 +160,11 @@ class FakeSandbox:
         self.interrupt_after = interrupt_after
 
     def ready(self) -> None:
+        """As the real one: a worker killed by a timeout or a crash is restarted here."""
+        if self.dead:
+            time.sleep(self.restart_seconds)
+            self.restarts += 1
+            self.dead = False
         return None
 
     def speed(self) -> float:
@@ -179,7 +190,7 @@ class FakeSandbox:
             raise KeyboardInterrupt
         self.log.append((function, position, cpu_limit))
         if self.crashes(position):
-            self.restarts += 1
+            self.dead = True
             return Reply("crash", None, 0.0, None, "", "the worker process exited with status 1")
         nodes = SOLVER.tree_size(position) if SOLVER.winner(position) is None else 1
         seconds = self.ratio * CALIBRATION.seconds(position.dim, nodes) * (
@@ -189,10 +200,13 @@ class FakeSandbox:
             seconds /= 2
         if self.sleeps is not None:
             seconds = self.sleeps
+        if self.loops(position):
+            seconds = float("inf")
         if seconds > cpu_limit:
-            self.restarts += 1
-            return Reply("timeout", None, cpu_limit, None, "", "out of time",
-                         cpu_limit, self.waits)
+            self.dead = True
+            return Reply("timeout", None, cpu_limit, None, "",
+                         f"{function} used more than its limit of {cpu_limit:.2f} s of CPU "
+                         "time and was stopped", cpu_limit, self.waits)
         if SOLVER.winner(position) is not None:
             answer = (SOLVER.value(position), (-1, -1))
         else:
@@ -297,9 +311,10 @@ def test_the_limits_and_the_budget_follow_the_machine_when_it_slows_down():
 
 def test_measuring_again_costs_the_student_nothing_and_has_an_allowance():
     # At 60% of every limit (decisive calls are measured again) against 20%: the budget
-    # pays for the same calls; the rounds come from their own allowance, which bounds them.
+    # pays for the same calls; the rounds are the grader's own, bounded by what the
+    # student's calls cost plus a few seconds' worth (VERIFY).
     near = grade_with(FakeSandbox(ratio=3))
-    assert near.stats.retries > 0 and 0 < near.verify_spent <= VERIFY
+    assert near.stats.retries > 0 and 0 < near.careful_spent <= VERIFY + near.pacing.spent
     first_calls = len({(f, p) for f, p, _ in near.sandbox.log})
     rounds = len(near.sandbox.log) - first_calls
     assert near.stats.retries <= rounds <= 2 * near.stats.retries
@@ -313,7 +328,8 @@ def test_a_sleeper_costs_a_few_limits_not_hundreds():
     client = grade_with(FakeSandbox(sleeps=3600))
     # One call per small tier (finished boards, one empty square) of each size and mode.
     assert len(client.sandbox.log) < 20
-    assert client.pacing.spent == pytest.approx(0.2 * len(client.sandbox.log))
+    assert client.pacing.spent == pytest.approx(0.2 * len(client.sandbox.log)
+                                                + RESTART_COST * client.sandbox.restarts)
     assert all(not verdict.answered for verdict in client.verdicts.values())
 
 
@@ -342,3 +358,83 @@ def test_a_tier_whose_first_calls_all_crash_is_not_asked_further():
     assert len(made) == sum(min(3, count) for count in per_tier.values()) < len(fours)
     assert all(c.failure.category == "crash" and not c.failure.judged for c in fours)
     assert all(v.answered for p, v in client.verdicts.items() if p.dim != 4)
+
+
+# -- the same report on every run: what each cause of a different report was ----------------
+
+def marked(position: Position) -> bool:
+    """Any board with a mark on it (tests/submissions/grader/bug_infinite_loop.py loops
+    there)."""
+    return position.cells.count(1) < position.dim ** 2
+
+
+def test_a_call_stuck_on_a_small_position_is_stuck_not_slow():
+    # An endless loop: every call with a mark on the board never returns. Its limit on a
+    # small position is hundreds of times the search there: "stuck", never "too slow".
+    client = grade_with(FakeSandbox(loops=marked))
+    failures = [call.failure for call in client.calls if call.failure is not None]
+    assert {failure.category for failure in failures} == {"stuck"}
+    made = [f for f in failures if f.received != "not asked"]
+    assert made and all("did not return" in f.why and "an endless loop?" in f.why
+                        for f in made)
+    assert all(f.judged for f in failures)   # the time item judges a call that is stuck
+    not_made = [f for f in failures if f.received == "not asked"]
+    assert not_made and all(f.why.startswith("not asked: ") and "did not return" in f.why
+                            for f in not_made)
+    assert "stuck" in TIME_CATEGORIES
+    # A call too slow where speed is measured is still "timeout" and "too slow".
+    slow = grade_with(FakeSandbox(ratio=20))
+    assert {c.failure.category for c in slow.calls if c.failure} == {"timeout", "too slow"}
+
+
+def test_calls_that_were_not_made_earn_no_time_credit():
+    # Stuck everywhere but on finished boards: the time item (one check per call, as
+    # grader/suite/test_rubric.py's test_time records them) credits only the calls that
+    # answered; every call not made is a failed check.
+    client = grade_with(FakeSandbox(loops=lambda p: SOLVER.winner(p) is None))
+    answered = [call for call in client.calls if call.failure is None]
+    assert answered and all(SOLVER.winner(call.position) is not None for call in answered)
+    made = {(function, position) for function, position, _ in client.sandbox.log}
+    for call in client.calls:
+        if (call.function, call.position) not in made:
+            assert call.failure is not None and call.failure.category == "stuck"
+    assert len(answered) == len({p for p in client.planned if SOLVER.winner(p) is not None})
+
+
+def test_a_restart_costs_the_same_budget_however_long_it_takes():
+    # A restart's wall time depends on the machine's load; what the budget charges for it
+    # must not, or the budget would run out at a different call on a busy day.
+    quick = grade_with(FakeSandbox(loops=marked))
+    slow = grade_with(FakeSandbox(loops=marked, restart_seconds=0.02))
+    assert quick.sandbox.restarts == slow.sandbox.restarts > 5
+    assert quick.pacing.spent == slow.pacing.spent
+    assert [c.failure for c in quick.calls] == [c.failure for c in slow.calls]
+
+
+def test_careful_rounds_cost_no_more_than_the_student_plus_a_few_seconds():
+    # factor 0.3: a plain minimax (a quarter of the reference) is at 83% of every limit,
+    # so every decisive call is measured again; the reference on a tier's hardest position
+    # would cost 3.3 limits. The rounds time it on a cheaper one, and their whole cost is
+    # bounded by what the student's own calls cost plus VERIFY.
+    policy = TimePolicy(factor=0.3)
+    client = grade_with(FakeSandbox(ratio=0.25), policy)
+    stats = client.stats
+    assert stats.retries > 0 and stats.rounds >= stats.retries
+    assert client.careful_spent <= VERIFY + client.pacing.spent
+    assert client.careful_spent < client.pacing.spent   # here, even without VERIFY
+    assert stats.careful_reference_seconds <= 2 * CAREFUL_REFERENCE * stats.round_seconds / 0.83
+    assert not client.pacing.too_slow   # and the verdicts are the ones without rounds
+    for position in client.sandbox.references:
+        assert SOLVER.tree_size(position) >= MEASURED_NODES
+
+
+def test_the_rounds_stop_when_the_allowance_is_spent_and_the_first_measurement_stands(
+        monkeypatch):
+    import grader.suite.client as client_module
+    monkeypatch.setattr(client_module, "VERIFY", 0.0)
+    position = Position.empty(3)
+    # The only call is the empty board at 60% of its limit: the student paid 3 searches,
+    # a round would cost about 4 (the call again and the reference beside it).
+    client = grade_with(FakeSandbox(ratio=3), positions=[position])
+    assert client.stats.rounds == 0 and client.stats.retries == 0
+    assert time_failures(client) == [] and len(client.sandbox.log) == 1

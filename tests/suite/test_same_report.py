@@ -1,0 +1,110 @@
+"""Same code, same report: not only the score, but what the report says.
+
+The kind of each failure ("stuck", "timeout", "too slow", "crash"...), the tiers judged too
+slow, what was not run, and every line of the report the student reads must be the same on
+every run, alone and beside busy processes; only times may differ (a limit of 0.96 s on one
+run is 1.13 s on a busier one), and the footer that says what the run cost. An endless
+loop, a sleeper and a correct solution far too slow from 6 empty squares on are graded
+alone, then beside two processes that each burn a core.
+
+The quick test (in the default run) grades the endless loop twice; the slow ones
+(``python -m pytest -m slow tests/suite/test_same_report.py``, a few minutes) the sleeper
+and the double recursion.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parents[1]   # tests/
+LOOP = HERE / "submissions" / "grader" / "bug_infinite_loop.py"
+SLEEPER = HERE / "submissions" / "timing" / "sleeper.py"
+DOUBLE = HERE / "submissions" / "timing" / "double_recursion.py"
+
+SECONDS = re.compile(r"\d[\d,]*(\.\d+)? ?s\b")
+# What a run cost and the sandbox it ran in: machine facts, not verdicts.
+MACHINE_LINES = re.compile(r"^\s*(student code|time limits|isolation|budget|grader's own)\b")
+
+
+@contextmanager
+def busy(processes: int):
+    """``processes`` processes that each burn a core for as long as the block runs."""
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+               for _ in range(processes)]
+    try:
+        yield
+    finally:
+        for burner in burners:
+            burner.kill()
+            burner.wait()
+
+
+def grade(path: Path, folder: Path, tag: str) -> tuple[str, dict]:
+    """(the report as the student reads it, results.json) of one grade."""
+    out = folder / f"{path.stem}-{tag}.json"
+    done = subprocess.run([sys.executable, "-m", "grader", "grade", str(path), "--json",
+                           str(out)], capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout, json.loads(out.read_text())
+
+
+def report_text(report: str) -> list[str]:
+    """The report without its times and the lines about the machine."""
+    return [SECONDS.sub("# s", line) for line in report.splitlines()
+            if not MACHINE_LINES.match(line)]
+
+
+def verdicts(results: dict) -> dict:
+    """What results.json says about the submission: scores, each item's checks and the
+    kinds of its failures, the tiers too slow, the calls not run, and every failure's
+    kind, call and answer (with times left out of the words)."""
+    extra = results["extra_data"]
+    return {
+        "score": results["score"],
+        "tests": [(t["name"], t["score"], t["status"]) for t in results["tests"]],
+        "items": [(item["name"], item["passed"], item["total"], item["no_answer"],
+                   item.get("categories"),
+                   [(f["category"], f["call"], f["received"], SECONDS.sub("# s", f["why"]),
+                     SECONDS.sub("# s", f["expected"])) for f in item["failures"]])
+                  for item in extra["items"]],
+        "too_slow": extra["too_slow"],
+        "not_run": extra["not_run"],
+        "timeouts": extra["timeouts"],
+        "load_error": extra["load_error"],
+        "grader_error": extra["grader_error"],
+    }
+
+
+def assert_same(path: Path, folder: Path) -> dict:
+    """Grade ``path`` alone, then beside two busy processes: the same report. Returns
+    the results.json of the first."""
+    alone = grade(path, folder, "alone")
+    with busy(2):
+        loaded = grade(path, folder, "busy")
+    assert report_text(loaded[0]) == report_text(alone[0]), path.name
+    assert verdicts(loaded[1]) == verdicts(alone[1]), path.name
+    assert not alone[1]["extra_data"]["timing"]["budget_exhausted"]
+    return alone[1]
+
+
+@pytest.mark.grades(2)
+def test_an_endless_loop_gets_the_same_report_alone_and_beside_two_busy_processes(tmp_path):
+    results = assert_same(LOOP, tmp_path)
+    categories = {f["category"] for item in results["extra_data"]["items"]
+                  for f in item["failures"]}
+    # Stuck where a search takes milliseconds: never "too slow", never a "crash".
+    assert "stuck" in categories and not categories & {"too slow", "crash", "timeout"}
+
+
+@pytest.mark.slow
+@pytest.mark.grades(2)
+@pytest.mark.parametrize("path", [SLEEPER, DOUBLE], ids=lambda path: path.stem)
+def test_the_same_report_alone_and_beside_two_busy_processes(path, tmp_path):
+    assert_same(path, tmp_path)
