@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from copy import deepcopy
 from functools import lru_cache
+from itertools import chain
 from typing import Any, Sequence
 
 EMPTY = 1
@@ -29,6 +30,7 @@ SCORES = {PLAYERX: 1, DRAW: 0, PLAYERO: -1}
 
 NAMES = {EMPTY: "EMPTY", PLAYERX: "PLAYERX", PLAYERO: "PLAYERO", DRAW: "DRAW"}
 _OTHER = {PLAYERX: PLAYERO, PLAYERO: PLAYERX}
+_flat = chain.from_iterable  # the cells of a list of rows, row by row
 _NO_LINE = 1 << 30  # "no complete line yet": larger than any line number
 _ALL = "every square"  # TTTBoard._pending: check every line, not only one square's
 
@@ -65,17 +67,18 @@ class _Geometry:
     """
 
     def __init__(self, dim: int) -> None:
-        self.coords = tuple(tuple((row, col) for col in range(dim)) for row in range(dim))
+        self.squares = tuple((row, col) for row in range(dim) for col in range(dim))
         # Lines in the course's scan order, as (row, col) squares.
         lines = [tuple((row, col) for col in range(dim)) for row in range(dim)]
         lines += [tuple((row, col) for row in range(dim)) for col in range(dim)]
         lines.append(tuple((i, i) for i in range(dim)))
         lines.append(tuple((i, dim - 1 - i) for i in range(dim)))
-        self.lines = tuple(lines)
-        # For each square, the lines through it, in scan order, with their numbers.
-        self.through = {
-            square: tuple((number, line) for number, line in enumerate(lines) if square in line)
-            for row in self.coords for square in row}
+        self.numbered = tuple(enumerate(lines))
+        # through[row][col]: the lines through that square, in scan order, with their numbers.
+        self.through = tuple(
+            tuple(tuple((number, line) for number, line in self.numbered if (row, col) in line)
+                  for col in range(dim))
+            for row in range(dim))
         # 4*dim-3 dashes between the rows of str(board); one "%s" per square.
         self.text = ("-" * (4 * dim - 3) + "\n").join(
             [" | ".join(["%s"] * dim) + "\n"] * dim)
@@ -105,7 +108,9 @@ class TTTBoard:
     """
 
     # Slots make attribute access and clone() cheaper; clone() copies each one.
-    __slots__ = ("_dim", "_reverse", "_geo", "_rows", "_pending", "_empty", "_line",
+    # _pending is the row of the last move not yet looked at (None: none since check_win;
+    # _ALL: look at every line), _col its column; _empty the empty squares check_win saw.
+    __slots__ = ("_dim", "_reverse", "_geo", "_rows", "_pending", "_col", "_empty", "_line",
                  "_winner")
 
     def __init__(self, dim: int, reverse: bool = False,
@@ -119,30 +124,24 @@ class TTTBoard:
         self._reverse = bool(reverse)
         self._geo = _geometry(dim)
         self._rows = grid
-        self._pending = _ALL
+        self._pending, self._col = _ALL, 0  # every line to check
+        self._empty, self._line, self._winner = 0, _NO_LINE, None
         self._settle()
 
     def _settle(self) -> None:
         """Bring the winner and the count of empty squares up to date with the moves."""
-        pending, rows = self._pending, self._rows
+        rows, row = self._rows, self._pending
         self._pending = None
-        if pending is not _ALL:  # one move: only the lines through its square can be new
-            self._empty -= 1
-            row, col = pending
-            player = rows[row][col]
-            for number, line in self._geo.through[pending]:
-                if number >= self._line:
-                    return
-                for row, col in line:
-                    if rows[row][col] != player:
-                        break
-                else:
-                    self._set_line(number, player)
-                    return
-            return
-        self._empty = sum(row.count(EMPTY) for row in rows)
-        self._line, self._winner = _NO_LINE, None
-        for number, line in enumerate(self._geo.lines):
+        empty = sum([cells.count(EMPTY) for cells in rows])
+        if row is not _ALL and self._empty - empty == 1:
+            # One move since: only the lines through its square can have been completed.
+            lines = self._geo.through[row][self._col]
+        else:
+            lines = self._geo.numbered
+        self._empty = empty
+        for number, line in lines:
+            if number >= self._line:  # lines stay complete: the first one found still counts
+                return
             row, col = line[0]
             first = rows[row][col]
             if first == EMPTY:
@@ -173,7 +172,7 @@ class TTTBoard:
     def square(self, row: int, col: int) -> int:
         """Return EMPTY, PLAYERX or PLAYERO for the square at (row, col)."""
         try:
-            if (row | col) >= 0:  # both >= 0: a negative index must not wrap around
+            if row >= 0 and col >= 0:  # a negative index must not wrap around
                 return self._rows[row][col]
         except (TypeError, IndexError):
             pass
@@ -181,13 +180,13 @@ class TTTBoard:
 
     def get_empty_squares(self) -> list[tuple[int, int]]:
         """Return the empty squares as (row, col) tuples, row by row, left to right."""
-        return [square for squares, row in zip(self._geo.coords, self._rows)
-                for square, value in zip(squares, row) if value == EMPTY]
+        return [square for square, value in zip(self._geo.squares, _flat(self._rows))
+                if value == EMPTY]
 
     def move(self, row: int, col: int, player: int) -> None:
         """Put player on (row, col); do nothing if that square is not empty."""
         try:
-            cells = self._rows[row] if (row | col) >= 0 else None  # no wrapping around
+            cells = self._rows[row] if row >= 0 and col >= 0 else None  # no wrapping around
             if cells[col] != EMPTY:
                 return
         except (TypeError, IndexError):
@@ -196,7 +195,8 @@ class TTTBoard:
             raise ValueError(
                 f"player must be PLAYERX (2) or PLAYERO (3), got {describe(player)}")
         cells[col] = player
-        self._pending = (row, col) if self._pending is None else _ALL
+        self._pending = row  # check_win counts the moves since: more than one, every line
+        self._col = col
 
     def check_win(self) -> int | None:
         """Return the winner, DRAW on a full board without a line, or None while in play."""
@@ -215,6 +215,7 @@ class TTTBoard:
         copy._geo = self._geo
         copy._rows = list(map(list.copy, self._rows))
         copy._pending = self._pending
+        copy._col = self._col
         copy._empty = self._empty
         copy._line = self._line
         copy._winner = self._winner
@@ -265,7 +266,7 @@ class TTTBoard:
         (self._dim, self._reverse, self._rows, self._empty, self._line,
          self._winner) = state[:6]
         self._geo = _geometry(self._dim)
-        self._pending = None
+        self._pending, self._col = None, 0
         if len(state) > 6:
             self.__dict__.update(state[6])
 
