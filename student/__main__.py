@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Sequence, TextIO
 
 from provided import console
-from provided.board import NAMES, PLAYERX, TTTBoard
+from provided.board import EMPTY, NAMES, PLAYERX, TTTBoard
 from student.checks import (CHECKS, TIMEOUT, Limits, NotWrittenError, Reply, SubmissionError,
                             Verdict, call_mm_move, judge, run_check)
 from student.speed import (NO_ANSWER, STUCK, TOO_SLOW, Calibration, Yardstick, YardstickError,
@@ -218,10 +218,12 @@ class _CheckRun:
 
     def checks(self) -> None:
         """The public checks; stop at the first call that does not return."""
-        cpu = self.calibration.small_limit if self.calibration else None
         shown_details: set[str] = set()
         games_said = False
         for index, check in enumerate(CHECKS):
+            empties = sum(row.count(EMPTY) for row in check.grid)
+            cpu = (self.calibration.stuck_limit(check.dim, check.reverse, empties)
+                   if self.calibration else None)
             reply = run_check(check, self.path, self.limits(cpu))
             if reply.import_calls and not games_said:
                 self.say(_paused_note(reply.import_calls))

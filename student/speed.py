@@ -36,7 +36,7 @@ from typing import Callable, Iterable
 
 from student.checks import ANSWER, TIMEOUT, Reply
 from student.tiers import (EMPTY_BOARD_NODES, FACTOR, REFERENCE_3X3, REFERENCE_4X4, SMALL,
-                           TIERS, Tier)
+                           TIERS, Tier, judged_by_ratio)
 from student.yardstick import WALK_TO_REFERENCE
 
 REFERENCE_RUNS = 5   # the median of five, as the grader
@@ -85,6 +85,14 @@ class Calibration:
     def small_limit(self) -> float:
         """The limit of a call on a small position: SMALL empty-board searches."""
         return SMALL * self.empty_board_seconds
+
+    def stuck_limit(self, dim: int, reverse: bool, empties: int) -> float:
+        """How long a public check may run before it is taken as stuck: the grader's limit
+        on a small position, else (it is judged by ratio, in the speed checks) as long as
+        the reference needs for the whole empty 3x3 board."""
+        if judged_by_ratio(dim, reverse, empties):
+            return self.empty_board_seconds
+        return self.small_limit
 
     def limit(self, tier: Tier) -> float:
         """The CPU seconds the grader gives a call of ``tier`` on this machine."""

@@ -77,7 +77,8 @@ class Tier:
 REFERENCE_3X3 = Tier(3, False, 6, (2, 1, 1, 1, 3, 1, 1, 2, 1), 3, 1_277)
 REFERENCE_4X4 = Tier(4, False, 6, (3, 1, 1, 1, 1, 2, 1, 1, 2, 3, 2, 2, 3, 3, 2, 3), 2, 1_609)
 
-# Generated from grader.timing.pacing (tests/student/test_speed.py regenerates them).
+# Computed by the grader's pacing from its hidden positions (tests/student/test_speed.py
+# computes them again and compares).
 TIERS: tuple[Tier, ...] = (
     Tier(3, False, 5, (2, 1, 1, 3, 1, 2, 1, 1, 3), 2, 294),
     Tier(3, False, 6, (1, 2, 1, 1, 1, 1, 1, 3, 2), 3, 1_585),
@@ -99,3 +100,14 @@ TIERS: tuple[Tier, ...] = (
     Tier(4, True, 5, (1, 3, 2, 1, 3, 1, 3, 1, 3, 2, 2, 2, 2, 2, 1, 3), 3, 302),
     Tier(4, True, 6, (3, 1, 2, 1, 2, 2, 3, 2, 2, 3, 1, 1, 1, 1, 3, 3), 2, 1_765),
 )
+
+
+def judged_by_ratio(dim: int, reverse: bool, empties: int) -> bool:
+    """Whether the grader judges positions of this size, mode and number of empty squares
+    by ratio (a tier's hardest search grows with its empty squares).
+
+    >>> judged_by_ratio(3, False, 6), judged_by_ratio(3, False, 5), judged_by_ratio(2, True, 4)
+    (True, False, False)
+    """
+    return any(tier.measured and tier.family == (dim, reverse) and tier.empties <= empties
+               for tier in TIERS)

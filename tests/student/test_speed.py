@@ -280,3 +280,25 @@ def test_check_stops_at_an_endless_loop() -> None:
     assert "  ok  " not in out and "Speed," not in out
     assert out.rstrip().endswith("0 passed, 1 failed, 11 not run; speed: not judged "
                                  "(mm_move did not return on a check)")
+
+
+def test_the_handout_judges_speed_without_the_grader(tmp_path: Path) -> None:
+    """The handout's files alone (no site-packages, so no grader and no project install)
+    judge a correct file's speed."""
+    from grader.classroom.handout import FOLDER, handout_files
+    for name, data in handout_files():
+        target = tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    folder = tmp_path / FOLDER
+    correct = folder / "mine.py"
+    correct.write_bytes((GALLERY / "grader" / "correct_plain.py").read_bytes())
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(folder)}
+    done = subprocess.run([sys.executable, "-S", "-m", "student", "check", "--file",
+                           str(correct)], cwd=folder, env=env, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "within the grader's limits, with margin" in done.stdout
+    no_grader = subprocess.run([sys.executable, "-S", "-c", "import grader"], cwd=folder,
+                               env=env, capture_output=True, text=True)
+    assert "No module named 'grader'" in no_grader.stderr
