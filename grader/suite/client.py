@@ -333,7 +333,11 @@ class StudentClient:
         rest = (f" It was the hardest of the {tier.describe()}, so the others, and positions "
                 "with more empty squares, were not asked: each counts as too slow."
                 if decides else "")
-        why = (f"{reply.error}.{again}{rest} The limit: {self.policy.describe()}. "
+        # Measured again, the vote's last reply may be any of the measurements (stopped at
+        # the limit, or answered late): the words must not depend on which.
+        error = (f"{function} used more than its limit of {limit:.2f} s of CPU time"
+                 if retried else reply.error)
+        why = (f"{error}.{again}{rest} The limit: {self.policy.describe()}. "
                + ("" if reply.waited else SPEED_HINT))
         return failed_call(position, function, TIMEOUT, f"an answer within {limit:.2f} s",
                            "no answer in time", why.strip())

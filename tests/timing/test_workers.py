@@ -45,3 +45,43 @@ def test_stopping_one_worker_never_kills_the_other(tmp_path: Path) -> None:
         # The student's new worker lived through it: its next call answers.
         again = box.call("mm_move", Position.empty(2), 1.0)
         assert again.status == "ok", again.error
+
+
+# -- when a call is stopped: by its CPU time, unless it is clearly not computing --------------
+
+class StillClock:
+    """A process clock whose readings the test sets: (CPU seconds, seconds it waited for a
+    CPU as the kernel has counted them so far)."""
+
+    readable = True
+
+    def __init__(self) -> None:
+        self.reading = (0.0, 0.0)
+
+    def read(self) -> tuple[float, float]:
+        return self.reading
+
+
+def test_a_computing_call_is_stopped_by_its_cpu_time_however_busy_the_cpu(monkeypatch):
+    from grader.sandbox import clock as clock_module
+    now = [100.0]
+    monkeypatch.setattr(clock_module.time, "monotonic", lambda: now[0])
+    clock = StillClock()
+    # A loop on a busy CPU: 1.2 s after it started it has computed for 0.7 s, and the
+    # wait for the CPU it is in now is not counted yet (the kernel adds it when it ends),
+    # so it looks active for 1.2 s, past its limit and grace. It is computing: no verdict
+    # until its CPU time says so, and then it is "out of CPU time", not "waiting".
+    watch = clock_module.Watch(clock, 1.0, Limits(grace=0.1))
+    now[0], clock.reading = 101.2, (0.7, 0.0)
+    assert watch.check() > 0
+    now[0], clock.reading = 101.6, (1.0, 0.3)
+    with pytest.raises(clock_module.Late) as late:
+        watch.check()
+    assert not late.value.waited and not late.value.backstop
+    # A sleeper is stopped soon after its limit, as waiting.
+    asleep = clock_module.Watch(clock, 1.0, Limits(grace=0.1))
+    clock.reading = (1.0, 0.3)          # where the last call left the process's counters
+    now[0], clock.reading = 102.7, (1.01, 0.3)
+    with pytest.raises(clock_module.Late) as late:
+        asleep.check()
+    assert late.value.waited
