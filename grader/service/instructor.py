@@ -139,6 +139,16 @@ def current_grading(request: Request) -> Any:
     return _state(request).queue.options.grading
 
 
+def forgotten_config(request: Request) -> str:
+    """The configuration last chosen on the configuration page when the server does not
+    use it (it was started again with another ``--config``, or none), else ""."""
+    chosen = _store(request).get_setting(CONFIG_SETTING)
+    used = current_grading(request).config
+    if not chosen or (used is not None and Path(used).resolve() == Path(chosen).resolve()):
+        return ""
+    return chosen
+
+
 def current_fingerprint(grading: Any) -> str:
     """The fingerprint a result graded now records (as ``batch`` computes it). The grader's
     version is a hash of its source, read again: an upgrade while serving shows."""
@@ -193,7 +203,7 @@ async def class_page(request: Request) -> Response:
         "config_name": grading.config.name if grading.config else "default",
         "stale": sum(configuration.count for configuration in used
                      if configuration.fingerprint != current),
-        "note": _note(request)})
+        "forgotten": forgotten_config(request), "note": _note(request)})
 
 
 async def class_json(request: Request) -> Response:
@@ -529,6 +539,7 @@ def _config_response(request: Request, problem: str | None = None, text: str | N
         "name": grading.config.name if grading.config else "default",
         "described": described, "current": current, "configurations": used,
         "text": current_text if text is None else text, "problem": problem, "saved": saved,
+        "forgotten": forgotten_config(request),
         "stale": sum(one.count for one in used if one.fingerprint != current)},
         status_code=status_code)
 

@@ -523,3 +523,21 @@ def test_without_copydetect_the_page_says_how_to_install_it(serve, tmp_path, mon
     with closing(instructor(server)) as teacher:
         page = _compare(teacher)
     assert "pip install &#39;ttt-minimax[similarity]&#39;" in page
+
+
+def test_a_configuration_chosen_on_the_page_is_not_lost_silently_by_a_restart(serve, tmp_path):
+    data = tmp_path / "course"
+    server = serve(data, "--jobs", "1")
+    with closing(instructor(server)) as teacher:
+        token = csrf_of(teacher, "/instructor/config")
+        saved = teacher.post("/instructor/config", data={
+            "csrf": token, "config": "[rubric]\nscores = 30\nmoves = 5\n", "name": "mine.cfg"})
+        assert saved.status_code == 200 and "Now: <strong>001-mine.cfg</strong>" in saved.text
+        assert "is not in use" not in teacher.get("/instructor").text
+    server.stop()
+    server = serve(data, "--jobs", "1")           # started again without --config
+    with closing(instructor(server)) as teacher:
+        in_use = "Now: <strong>001-mine.cfg</strong>" in teacher.get("/instructor/config").text
+        for page in ("/instructor", "/instructor/config"):
+            text = teacher.get(page).text     # still in use (remembered), or a warning
+            assert in_use or ("is not in use" in text and "001-mine.cfg" in text), page
