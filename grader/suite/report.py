@@ -585,6 +585,14 @@ def _timing_lines(result: GradeResult) -> list[str]:
         budget = timing.get("budget_seconds")
         about = f", about {budget:.0f} s here" if isinstance(budget, (int, float)) else ""
         spent = timing.get("budget_spent", 0.0)
+        late = any(f.category in TIME_CATEGORIES for item in result.items
+                   for f in item.failures)
+        if not late and not result.not_run:   # nothing to explain: the rule is noise
+            return lines + _wrap(
+                f"time limits: every call was within its limit ({policy.factor:g} times a "
+                "plain minimax on a course-style board, which needs "
+                f"{reference:.2f} s for the empty 3x3 board here; {spent:.1f} of "
+                f"{policy.budget:g} such searches used).")
         lines += _wrap(
             f"time limits: {policy.describe()}. That minimax is timed on this machine "
             f"{timed}, so each call's limit is worked out when the call is made: a failure "

@@ -315,6 +315,15 @@ def test_a_call_that_never_returns_is_said_first_as_stuck():
     assert "no answer on 1 check (1 stuck): see 'time'" in text
 
 
+def test_a_report_with_no_call_late_says_so_in_one_line():
+    result = dataclasses.replace(perfect(), timing=timed().timing)
+    lines = [line for line in text_report(result).splitlines()
+             if "time limits" in line or "minimax" in line or "searches used" in line]
+    assert " ".join(lines) == ("time limits: every call was within its limit (5 times a plain "
+                               "minimax on a course-style board, which needs 4.42 s for the "
+                               "empty 3x3 board here; 3.0 of 45 such searches used).")
+
+
 def test_the_submission_line_names_the_file_never_the_graders_folders():
     result = dataclasses.replace(
         not_loaded(), submission="/srv/grades/.work/unzipped/ann/mm_player.py",
