@@ -5,14 +5,17 @@
 Builds, in a temporary folder, a class of ``--size`` submissions (default 60) mixed the way a
 real class is: most correct, in the styles students write (plain minimax, memoised and early
 exit on a winning score from tests/submissions/grader/, alpha-beta from
-tests/submissions/class/, an own winner check written like the course's board and a couple as
-slow as copy.deepcopy from tests/submissions/timing/), then the classic bugs
-(tests/submissions/grader/bug_*.py as they are), a couple too slow for the limits
-(tests/submissions/grader/too_slow.py), sleepers (tests/submissions/timing/sleeper.py),
+tests/submissions/class/, an own winner check written like the course's board and a couple
+copying with copy.deepcopy, plain or with an early return, from tests/submissions/timing/),
+then the classic bugs (tests/submissions/grader/bug_*.py as they are), a few too slow for
+the limits (busy work, tests/submissions/grader/too_slow.py; every line through every
+square checked twice per position, tests/submissions/timing/recheck_every_line.py),
+sleepers (tests/submissions/timing/sleeper.py),
 crashers (os._exit in every call, tests/submissions/class/), the untouched template
-(student/mm_player.py: raises NotImplementedError) and a syntax error. For 60 the mix is 14 alpha-beta, 10 plain, 8 memo,
-6 early exit, 3 course-style, 2 deepcopy, 9 bugs, 2 too slow, 2 sleepers, 2 crashers,
-1 template, 1 syntax error; other sizes scale it (from 12 on, at least one of each). Files
+(student/mm_player.py: raises NotImplementedError) and a syntax error. For 60 the mix is
+13 alpha-beta, 10 plain, 8 memo, 6 early exit, 3 course-style, 2 deepcopy, 9 bugs, 3 too
+slow, 2 sleepers, 2 crashers, 1 template, 1 syntax error; other sizes scale it (from 12 on,
+at least one of each). Files
 are named student001.py ...; the styles are shuffled (always the same way) so that the slow
 ones are not bunched, and each file starts with a comment naming its student, so no two are
 identical.
@@ -21,7 +24,8 @@ Then runs ``python -m grader batch CLASS --out OUT --jobs N --quiet`` (every stu
 asked the same positions, as in real use), and prints the wall time, submissions per
 minute, the time 500 would take at that rate, the mean and largest per-submission wall and
 student CPU seconds from OUT/gradebook.csv, and the lowest and highest score of each style
-(the correct styles, deepcopy aside, should all get full marks; a line says so otherwise).
+(the correct styles, deepcopy among them, should all get full marks; a line says so
+otherwise).
 Named bench_*.py so that pytest does not collect it.
 """
 
@@ -55,21 +59,22 @@ BUG_FILES = ["bug_sign_error_o.py", "bug_draws_as_losses.py", "bug_no_move_when_
 
 # style: (files a student of that style hands in, how many in a class of 60)
 STYLES: dict[str, tuple[list[Path], int]] = {
-    "alpha-beta": ([CLASS / "alphabeta.py"], 14),
+    "alpha-beta": ([CLASS / "alphabeta.py"], 13),
     "plain": ([BUGS / "correct_plain.py"], 10),
     "memoised": ([BUGS / "correct_memoised.py"], 8),
     "early exit": ([BUGS / "correct_pruned.py"], 6),
     "course-style win check": ([TIMING / "course_style_wincheck.py"], 3),
-    "deepcopy (slow)": ([TIMING / "deepcopy.py"], 2),
+    "deepcopy": ([TIMING / "deepcopy.py", TIMING / "deepcopy_early_return.py"], 2),
     "classic bug": ([BUGS / name for name in BUG_FILES], 9),
-    "too slow": ([BUGS / "too_slow.py"], 2),
+    "too slow": ([BUGS / "too_slow.py", TIMING / "recheck_every_line.py"], 3),
     "sleeper": ([TIMING / "sleeper.py"], 2),
     "crasher": ([CLASS / "crasher.py"], 2),
     "template (raises)": ([TEMPLATE], 1),
     "syntax error": ([CLASS / "syntax_error.py"], 1),
 }
 # Correct and fast enough: these should all get full marks.
-FULL_MARKS = {"alpha-beta", "plain", "memoised", "early exit", "course-style win check"}
+FULL_MARKS = {"alpha-beta", "plain", "memoised", "early exit", "course-style win check",
+              "deepcopy"}
 PROJECTED = 500
 
 
@@ -77,7 +82,7 @@ def class_mix(size: int) -> dict[str, int]:
     """How many files of each style a class of ``size`` has (the 60 mix, scaled).
 
     >>> sum(class_mix(60).values()), class_mix(60)["alpha-beta"], min(class_mix(12).values())
-    (60, 14, 1)
+    (60, 13, 1)
     """
     weights = {style: count for style, (_, count) in STYLES.items()}
     base = dict.fromkeys(weights, 0)

@@ -1,14 +1,16 @@
 """Same code, same score: timing-edge submissions graded again and again, under load.
 
-The gallery (tests/submissions/timing/, each file saying what it should get): a correct
-solution with its own course-style winner check, a correct one copying with
-copy.deepcopy, one that searches every child twice, a buggy one at about 60% of the limit,
-a sleeper and a clock forger. Each is graded as an instructor would, alone and beside busy
-processes (a process that burns a core), and by ``batch --jobs 2``; the scores must be the
-same every time, and the correct one must get full marks every time.
+The gallery (tests/submissions/timing/, each file saying what it should get): correct
+solutions with their own course-style winner check, copying with copy.deepcopy at every
+node, and with deepcopy and an early return on a win; too slow ones that search every child
+twice or check every line through every square of every position twice; a buggy one at
+about 60% of the limit, a sleeper and a clock forger (the double search, hiding its clock).
+Each is graded as an instructor would, alone and beside busy processes (a process that burns
+a core), and by ``batch --jobs 2``; the scores must be the same every time, and the correct
+ones must get full marks every time.
 
-The quick test (in the default run) grades the cheap files twice, once beside two busy
-processes. The full gallery (``python -m pytest -m slow tests/suite/test_verdicts.py``, about 23
+The quick test (in the default run) grades the cheap files (the ones judged too slow on a
+few calls) twice, once beside two busy processes. The full gallery (``python -m pytest -m slow tests/suite/test_verdicts.py``, about 23
 minutes here) grades every file beside 0, 1 and 2 busy processes, twice each, and in a
 batch; it is what the numbers in the README's time section come from.
 """
@@ -27,8 +29,9 @@ import pytest
 
 HERE = Path(__file__).resolve().parents[1]   # tests/
 GALLERY = HERE / "submissions" / "timing"
-CHEAP = ("deepcopy", "double_recursion", "clock_forger", "sleeper")
-CORRECT = {"course_style_wincheck"}
+TOO_SLOW = ("double_recursion", "recheck_every_line", "clock_forger")
+CHEAP = (*TOO_SLOW, "sleeper")
+CORRECT = {"course_style_wincheck", "deepcopy", "deepcopy_early_return"}
 EVERY = sorted(path.stem for path in GALLERY.glob("*.py"))
 
 
@@ -70,12 +73,14 @@ def test_the_cheap_gallery_gets_the_same_score_alone_and_beside_two_busy_process
         assert loaded[name]["score"] == alone[name]["score"], name
         assert loaded[name]["extra_data"]["too_slow"] == alone[name]["extra_data"]["too_slow"]
     # Far too slow, judged on a few calls, not on hundreds of timeouts.
-    for name in ("deepcopy", "double_recursion", "clock_forger"):
+    for name in TOO_SLOW:
         extra = alone[name]["extra_data"]
         assert "3x3 positions with 6 empty squares (normal game)" in extra["too_slow"]
         assert extra["timeouts"] <= 6 and not extra["timing"]["budget_exhausted"]
-    # The forgery changes nothing: the same verdicts as an honest solution that slow.
-    assert alone["clock_forger"]["score"] == alone["deepcopy"]["score"]
+    # The forgery changes nothing: the same verdicts as the honest double search.
+    assert alone["clock_forger"]["score"] == alone["double_recursion"]["score"]
+    assert (alone["clock_forger"]["extra_data"]["too_slow"]
+            == alone["double_recursion"]["extra_data"]["too_slow"])
     assert alone["sleeper"]["score"] == 0
 
 

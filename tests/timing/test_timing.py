@@ -236,9 +236,9 @@ def test_a_correct_solution_as_slow_as_the_reference_passes_everything():
 
 
 def test_a_far_slower_solution_gets_the_same_verdicts_whatever_the_noise():
-    # 20 times the reference, like copy.deepcopy: too slow wherever the ratio is judged
-    # (6 empty squares and more), fine on small positions. Noise of 30% on every
-    # measurement moves nothing.
+    # 20 times the reference, like the gallery's recheck_every_line.py: too slow wherever
+    # the ratio is judged (6 empty squares and more), fine on small positions. Noise of 30%
+    # on every measurement moves nothing.
     runs = [grade_with(FakeSandbox(ratio=20, noise=0.3, seed=seed)) for seed in range(6)]
     verdicts = {tuple(time_failures(client)) for client in runs}
     assert len(verdicts) == 1

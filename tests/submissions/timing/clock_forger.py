@@ -1,13 +1,12 @@
-"""Hostile: a correct but slow minimax (busy work, about 25 times the course-style reference)
-that tries to escape CPU-time limits measured inside its own process: at import it makes
-time.process_time, time.perf_counter, time.monotonic and resource.getrusage report zeros and
-ignores SIGPROF and SIGXCPU, and every mm_move call disarms the profiling and virtual
-interval timers.
+"""Hostile: a correct but slow minimax (the search of double_recursion.py: it scores every
+child, then searches every child again to find the move) that tries to escape CPU-time
+limits measured inside its own process: at import it makes time.process_time,
+time.perf_counter, time.monotonic and resource.getrusage report zeros and ignores SIGPROF
+and SIGXCPU, and every mm_move call disarms the profiling and virtual interval timers.
 
 Expected: the grader measures CPU time from outside the process, so the forgery changes
-nothing: it is too slow exactly where an honest solution of the same speed is (every tier
-judged by ratio: 6 empty squares and more), right on the small positions, and gets the same
-score on every run.
+nothing: it gets what the honest double_recursion.py gets, on every run: too slow from 6
+empty squares on, right on the small positions.
 """
 import resource
 import signal
@@ -16,7 +15,6 @@ import time
 from provided import DRAW, PLAYERO, PLAYERX, switch_player
 
 SCORES = {PLAYERX: 1, DRAW: 0, PLAYERO: -1}
-BUSY_ROUNDS = 4200  # pointless work per node: about 100 plain minimax nodes' worth
 
 
 def _zero(*args, **kwargs):
@@ -56,21 +54,28 @@ def disarm_timers():
             pass
 
 
+def child_of(board, move, player):
+    child = board.clone()
+    child.move(move[0], move[1], player)
+    return child
+
+
 def search(board, player):
-    """A correct plain minimax with busy work at every node: (score, (row, col))."""
-    for _ in range(BUSY_ROUNDS):
-        board.get_dim()
+    """A correct minimax that searches every child twice: (score, (row, col))."""
     winner = board.check_win()
     if winner is not None:
         return SCORES[winner], (-1, -1)
-    best_score, best_move = None, (-1, -1)
-    for row, col in board.get_empty_squares():
-        child = board.clone()
-        child.move(row, col, player)
-        score, _ = search(child, switch_player(player))
-        if best_score is None or score * SCORES[player] > best_score * SCORES[player]:
-            best_score, best_move = score, (row, col)
-    return best_score, best_move
+    moves = board.get_empty_squares()
+    other = switch_player(player)
+    scores = [search(child_of(board, move, player), other)[0] for move in moves]
+    if player == PLAYERX:
+        best = max(scores)
+    else:
+        best = min(scores)
+    # Now find a move that gets the best score (searching each child once more).
+    best_moves = [move for move in moves
+                  if search(child_of(board, move, player), other)[0] == best]
+    return best, best_moves[0]
 
 
 def mm_move(board, player):

@@ -1,13 +1,13 @@
-"""Correct but very slow: a plain minimax that copies the board with copy.deepcopy, not clone().
+"""Correct: a plain minimax that copies the board with copy.deepcopy, not clone(), at every
+node, with no pruning and no early return.
 
-deepcopy walks everything the board holds (its cells and the size's line tables) at every
-node, so each node costs about 80 times what a node calling clone() and check_win() costs.
+On the course's own board deepcopy costs a few times what clone() does, so this search takes
+about twice the reference the limits are measured against (a plain minimax with clone() on a
+course-style board): well inside the factor-5 limit. The provided board copies as cheaply
+under deepcopy as under clone() (it shares the size's line tables), so here it is faster
+still.
 
-Expected: right answers everywhere it is asked, but at about 20 times the course-style
-reference it is over the factor-5 limit wherever speed is judged by ratio: the hardest 3x3
-and 4x4 positions with 6 empty squares time out, and every position with as many or more
-empty squares counts as too slow ("time" and the checks they belong to, and every game);
-small positions pass. The same score on every run.
+Expected: full marks on every run, beside busy processes too.
 """
 import copy
 
