@@ -197,7 +197,8 @@ def serve_command(args: argparse.Namespace) -> int:
         except ImportError as problem:
             return _error(f"cannot read rosters here: {problem}")
         except (ValueError, OSError) as problem:     # RosterError is a ValueError
-            return _error(f"the roster {args.roster}: {problem}")
+            named = str(args.roster) in str(problem)
+            return _error(str(problem) if named else f"the roster {args.roster}: {problem}")
         print(f"roster {args.roster}: {added} students added, {updated} updated",
               file=sys.stderr)
     if args.demo:
