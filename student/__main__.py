@@ -266,7 +266,11 @@ class _CheckRun:
 
         self.say(f"Speed, as the grader judges it: {len(TIERS)} positions, the hardest of "
                  "each size, mode and number of empty squares that decides a limit.")
-        results = judge_speed(ask, yardstick, calibration)
+        try:
+            results = judge_speed(ask, yardstick, calibration)
+        except YardstickError as exc:
+            self.say(f"  not judged: {exc}")
+            return
         for line in summary(results):
             self.say(f"  {line}")
         statuses = {measured.status for measured in results}
