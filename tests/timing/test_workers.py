@@ -57,9 +57,13 @@ class StillClock:
 
     def __init__(self) -> None:
         self.reading = (0.0, 0.0)
+        self.state = "R"     # running or waiting for a CPU; "S": sleeping
 
     def read(self) -> tuple[float, float]:
         return self.reading
+
+    def runnable(self) -> bool:
+        return self.state == "R"
 
 
 def test_a_computing_call_is_stopped_by_its_cpu_time_however_busy_the_cpu(monkeypatch):
@@ -78,10 +82,15 @@ def test_a_computing_call_is_stopped_by_its_cpu_time_however_busy_the_cpu(monkey
     with pytest.raises(clock_module.Late) as late:
         watch.check()
     assert not late.value.waited and not late.value.backstop
+    # Barely started, then a long wait for a CPU (seen under load 13: 0.02 s computed in
+    # 0.27 s, the rest queued): still computing, not "sleeping or waiting".
+    queued = clock_module.Watch(clock, 0.07, Limits(grace=0.1))
+    now[0], clock.reading = 101.87, (1.02, 0.3)
+    assert queued.check() > 0
     # A sleeper is stopped soon after its limit, as waiting.
+    clock.state = "S"
     asleep = clock_module.Watch(clock, 1.0, Limits(grace=0.1))
-    clock.reading = (1.0, 0.3)          # where the last call left the process's counters
-    now[0], clock.reading = 102.7, (1.01, 0.3)
+    now[0], clock.reading = now[0] + 1.2, (1.03, 0.3)
     with pytest.raises(clock_module.Late) as late:
         asleep.check()
     assert late.value.waited
