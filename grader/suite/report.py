@@ -232,9 +232,10 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
     failures = judged_first(item.failures)
     slow = time_cause(result)
     if slow is not None and slow.explains(item) and visibility == "full":
-        return [f"{NO_ANSWER} on {_plural(item.no_answer, 'check')} "
-                f"({_counts_text(category_counts(failures))}): see {slow.item.name!r} for "
-                "the call that decided it"]
+        lines.append(f"{NO_ANSWER} on {_plural(item.no_answer, 'check')} "
+                     f"({_counts_text(category_counts(failures))}): see {slow.item.name!r} "
+                     "for the call that decided it")
+        return lines + [f"note: {note}" for note in item.notes]
     cause = board_cause(result)
     if cause is not None and item is not cause.item:
         # The cause was said at the top: say how many of these it covers.
