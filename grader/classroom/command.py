@@ -215,8 +215,8 @@ def closing_lines(outcome: BatchOutcome, folder: OutputFolder) -> str:
                  f"{len(outcome.graded)} graded now, {len(outcome.plan.done)} already done, "
                  f"{len(outcome.plan.not_graded)} not graded, {len(outcome.failed)} failed")
     if outcome.plan.changed:
-        lines.append(f"{len(outcome.plan.changed)} of them graded again because they had been "
-                     "graded under another configuration or grader version")
+        lines.append(f"{len(outcome.plan.changed)} of them had been graded under another "
+                     "configuration or grader version (--regrade-changed: graded again)")
     for row in rows:
         if row.score is None:
             lines.append(f"  {row.student_id}: {row.status}")
