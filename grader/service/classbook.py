@@ -48,7 +48,8 @@ class Handed:
     status: str = "queued"
     score: float | None = None
     max_score: float | None = None
-    configuration: dict[str, Any] | None = field(default=None, repr=False)
+    configuration_json: str | None = field(default=None, repr=False)   # what it recorded
+    recorded: str | None = None  # the fingerprint it recorded (None: none recorded)
     grader_error: bool = False
     error: str = ""            # why grading failed (status error)
     worker: str = ""           # where it is being graded (status running)
@@ -58,14 +59,19 @@ class Handed:
     @classmethod
     def of(cls, row: storage.ClassSubmission) -> "Handed":
         """The submission the Store's instructor query gives."""
-        try:
-            recorded = json.loads(row.configuration) if row.configuration else None
-        except ValueError:
-            recorded = None
         return cls(row.id, row.student, row.received_at, row.size, row.sha256, row.late,
-                   row.status, row.score, row.max_score,
-                   recorded if isinstance(recorded, dict) else None, row.grader_error,
-                   row.error or "", row.worker or "", row.gradings, row.config)
+                   row.status, row.score, row.max_score, row.configuration,
+                   row.fingerprint, row.grader_error, row.error or "", row.worker or "",
+                   row.gradings, row.config)
+
+    @property
+    def configuration(self) -> dict[str, Any] | None:
+        """What its result recorded it was graded under (None: not recorded)."""
+        try:
+            recorded = json.loads(self.configuration_json) if self.configuration_json else None
+        except ValueError:
+            return None
+        return recorded if isinstance(recorded, dict) else None
 
     @property
     def graded(self) -> bool:
@@ -77,7 +83,7 @@ class Handed:
         """The short fingerprint of what its result was graded under ("" when none)."""
         if not self.graded:
             return ""
-        return str((self.configuration or {}).get("fingerprint") or UNRECORDED)
+        return str(self.recorded or UNRECORDED)
 
     @property
     def graded_under(self) -> str:

@@ -237,8 +237,7 @@ async def student_page(request: Request) -> Response:
     auth.require_instructor(request)
     person = _student_or_404(request)
     store = _store(request)
-    rows = [row for row in await run_in_threadpool(storage.class_submissions, store)
-            if row.student == person.id]
+    rows = await run_in_threadpool(storage.class_submissions, store, person.id)
     submissions = [classbook.Handed.of(row) for row in reversed(rows)]
     link = "" if person.revoked else f"{_base_url(request)}/s/{store.student_token(person.id)}"
     return render(request, "instructor_student.html", {

@@ -579,7 +579,22 @@ CREATE TABLE IF NOT EXISTS earlier_results (
     replaced_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS earlier_results_submission ON earlier_results (submission, id);
+CREATE TABLE IF NOT EXISTS result_facts (
+    submission INTEGER PRIMARY KEY REFERENCES submissions(id),
+    version TEXT NOT NULL,
+    configuration TEXT,
+    fingerprint TEXT,
+    grader_error INTEGER NOT NULL DEFAULT 0,
+    late INTEGER NOT NULL DEFAULT 0,
+    config TEXT NOT NULL DEFAULT '',
+    error TEXT
+);
 """
+# result_facts caches what the class page reads of each results.json and of the columns
+# stored after it: a results.json may be 200 KB, and 300 students' histories would be half
+# a gigabyte to read on every page. A row is read again when the submission's status or
+# finish time (its "version") changes: claim, finish, fail, retry and regrade all change it.
+_VERSION = "COALESCE(s.finished_at, '') || '|' || s.status"
 # What a result recorded it was graded under (results.json's extra_data.configuration),
 # read by SQLite so that the class page never parses every results.json.
 _RECORDED = ("CASE WHEN json_valid(results_json) THEN "
@@ -609,6 +624,7 @@ class ClassSubmission:
     late: bool
     config: str                 # the queue's label of what it was graded under
     configuration: str | None   # results.json's extra_data.configuration (JSON), if any
+    fingerprint: str | None     # ...its fingerprint
     grader_error: bool
     gradings: int               # results it has had: earlier ones and the newest
 
@@ -627,20 +643,36 @@ class EarlierResult:
 
 
 def ensure_instructor_tables(store: Store) -> None:
-    """Create the instructor's tables when missing (idempotent)."""
+    """Create the instructor's tables when missing (once per Store)."""
     with store._lock:
-        store._db.executescript(_INSTRUCTOR_SCHEMA)
+        if not getattr(store, "_instructor_tables", False):
+            store._db.executescript(_INSTRUCTOR_SCHEMA)
+            store._instructor_tables = True  # type: ignore[attr-defined]
 
 
-def class_submissions(store: Store) -> list[ClassSubmission]:
-    """Every submission of the class, by student then oldest first."""
+def class_submissions(store: Store, student: str | None = None) -> list[ClassSubmission]:
+    """Every submission of the class (or of ``student``), by student then oldest first."""
     ensure_instructor_tables(store)
+    with store._transaction() as db:     # bring the cache up to date: new results only
+        db.execute(
+            "INSERT INTO result_facts (submission, version, configuration, fingerprint, "
+            f"grader_error, late, config, error) SELECT s.id, {_VERSION}, {_RECORDED}, "
+            f"json_extract({_RECORDED}, '$.fingerprint'), "
+            f"COALESCE({_GRADER_ERROR}, 0) IS NOT 0, s.late, s.config, s.error "
+            "FROM submissions s LEFT JOIN result_facts f ON f.submission = s.id "
+            f"WHERE f.version IS NOT {_VERSION} "
+            "ON CONFLICT (submission) DO UPDATE SET version = excluded.version, "
+            "configuration = excluded.configuration, fingerprint = excluded.fingerprint, "
+            "grader_error = excluded.grader_error, "
+            "late = excluded.late, config = excluded.config, error = excluded.error")
+    where, parameters = ("WHERE s.student = ? ", (student,)) if student is not None else ("", ())
     rows = store._query(
-        "SELECT id, student, received_at, filename, size, sha256, status, worker, started_at, "
-        "finished_at, score, max_score, error, late, config, "
-        f"{_RECORDED} AS configuration, {_GRADER_ERROR} AS grader_error, "
+        "SELECT s.id, s.student, s.received_at, s.filename, s.size, s.sha256, s.status, "
+        "s.worker, s.started_at, s.finished_at, s.score, s.max_score, f.error, f.late, "
+        "f.config, f.configuration, f.fingerprint, f.grader_error, "
         "(SELECT COUNT(*) FROM earlier_results e WHERE e.submission = s.id) AS earlier "
-        "FROM submissions s ORDER BY student, id")
+        "FROM submissions s JOIN result_facts f ON f.submission = s.id "
+        f"{where}ORDER BY s.student, s.id", parameters)
     found = []
     for row in rows:
         data = dict(row)

@@ -376,8 +376,9 @@ def test_latest_and_best_choose_among_graded_submissions_only():
 
 def test_configurations_count_the_chosen_results_and_mark_the_current_one():
     def one(number: int, fingerprint: str) -> classbook.Handed:
+        recorded = json.dumps({"fingerprint": fingerprint, "name": "x.cfg"})
         return classbook.Handed(number, "s", "t", status="done", score=1.0,
-                                configuration={"fingerprint": fingerprint, "name": "x.cfg"})
+                                configuration_json=recorded, recorded=fingerprint)
     students = [classbook.Student("a", submissions=(one(1, "old1"), one(2, "new2"))),
                 classbook.Student("b", submissions=(one(3, "old1"),)),
                 classbook.Student("c", submissions=(classbook.Handed(4, "c", "t", score=1.0),))]
