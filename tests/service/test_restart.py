@@ -22,7 +22,7 @@ def _rows(server: Server) -> list[tuple]:
         database.close()
 
 
-@pytest.mark.grades(4, jobs=1)
+@pytest.mark.timeout(900)   # grades real submissions, one at a time, on a shared machine
 def test_after_sigkill_every_received_submission_is_graded_once(serve, tmp_path):
     data = tmp_path / "course"
     add_students(data, [(student, student.upper(), "") for student in STUDENTS])
@@ -56,7 +56,7 @@ def test_after_sigkill_every_received_submission_is_graded_once(serve, tmp_path)
     assert "queued again 1 submissions" in again.log.read_text()
 
 
-@pytest.mark.grades(2, jobs=1)
+@pytest.mark.timeout(900)   # grades real submissions, one at a time, on a shared machine
 def test_a_run_over_its_budget_is_stopped_tried_once_more_then_shown_as_an_error(serve,
                                                                                tmp_path):
     data = tmp_path / "course"
