@@ -54,6 +54,11 @@ CONFIG_SETTING = "config_file"   # the store's setting: the configuration in use
 SIMILARITY = "similarity"        # DATA/similarity/: the last comparison's CSV and pages
 MAX_UPLOAD = 1024 * 1024         # a roster or a configuration file
 LINKS_COLUMNS = ["student_id", "name", "email", "link"]
+# The summary's advice is batch's; here the instructor regrades from the page.
+BATCH_ADVICE = ("Run the batch again with <code>--regrade-changed</code> to grade every "
+                "submission under one.")
+SERVE_ADVICE = ('<a href="/instructor/config">Regrade everyone</a> to grade each student\'s '
+                "latest submission under the current one.")
 # The notes a redirect may ask the class page to show (never text from the URL itself).
 NOTES = {"regraded": "{n} submissions queued to be graded again under the current "
                      "configuration (each keeps its earlier result).",
@@ -418,7 +423,7 @@ async def summary_page(request: Request) -> Response:
         return summary.summary_html(rows, f"Class summary ({choice} submission of each "
                                           "student)", similarity=found)
 
-    html = await run_in_threadpool(build)
+    html = (await run_in_threadpool(build)).replace(BATCH_ADVICE, SERVE_ADVICE)
     back = ('<p><a href="/instructor">Back to the class</a> · '
             f'<a href="/instructor/summary?choice={"best" if choice == "latest" else "latest"}">'
             f'{"best" if choice == "latest" else "latest"} submission of each</a></p>')

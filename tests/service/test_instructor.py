@@ -230,6 +230,7 @@ def test_the_summary_is_batchs_page_live(course: Server):
             assert page.status_code == 200
             assert "Class summary" in page.text and "<svg" in page.text
             assert "2 configurations or grader versions" in page.text
+            assert "Regrade everyone</a>" in page.text and "--regrade-changed" not in page.text
             assert EVIL_SCRIPT not in page.text and EVIL_IMG not in page.text
             assert not INLINE_SCRIPT.search(page.text)
             policy = page.headers["content-security-policy"]
