@@ -4,7 +4,8 @@
     python -m student -x student.mm_player:move_wrapper -o human    your player starts
     python -m student gui                the same game in a window (the course's run_gui)
     python -m student check              the public checks on student/mm_player.py
-    python -m student check --file ~/hw/mm_player.py --timeout 20
+    python -m student check --file ~/hw/mm_player.py
+    python -m student check --no-speed   the public checks only, not the speed checks
     python -m student submit             hand it in to the course's page (student/submit.py)
 
 Play takes the same options as ``python -m provided`` (``python -m student --help``).
@@ -115,9 +116,10 @@ def check_parser() -> argparse.ArgumentParser:
             "Run the public checks: a dozen positions, each asked of your mm_move in a\n"
             "separate process. Any optimal move is accepted. Each failure shows a call\n"
             "you can paste into Python to reproduce it. Then judge its speed as the\n"
-            "grader does, on this machine: the grader's yardstick (a plain minimax on a\n"
-            "board written like the course's) is timed here, and mm_move is asked the\n"
-            "positions that decide the grader's time limits, each with its limit.\n\n"
+            "grader does, on this machine: the grader's yardstick (what a plain minimax\n"
+            "costs on a board written like the course's) is timed here, and mm_move is\n"
+            "asked the positions that decide the grader's time limits, each with its\n"
+            "limit.\n\n"
             "examples:\n"
             "  %(prog)s\n"
             "  %(prog)s --file ~/hw/mm_player.py\n"
