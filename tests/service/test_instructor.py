@@ -434,6 +434,10 @@ def test_two_students_graded_then_a_new_configuration_and_everyone_regraded(serv
     server = serve(data, "--jobs", "2")
     first = _hand_in(server, "alice", CORRECT)
     bob = _hand_in(server, "bob", CONSTANT)
+    with closing(instructor(server)) as teacher:        # grading takes 10 s or more
+        queue = teacher.get("/instructor/queue").text
+        assert f'href="/instructor/submissions/{first}"' in queue
+        assert f'href="/instructor/submissions/{bob}"' in queue and "grading submission" in queue
     second = _hand_in(server, "alice", CONSTANT)       # waits for alice's first to finish
     with closing(instructor(server)) as teacher:
         before = _wait_all_done(teacher)
