@@ -14,6 +14,7 @@ committed (and synced) before :meth:`Store.add_submission` returns: what the pag
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 import threading
@@ -205,20 +206,43 @@ class Store:
         self.path = Path(path)
         self._secret = secret
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None,
-                                   timeout=30.0)
-        self._db.row_factory = sqlite3.Row
+        self._db = self._connect(check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=FULL")     # "received" means on the disk
-        self._db.execute("PRAGMA foreign_keys=ON")
+        # Readers: one connection per thread, never behind the writer's lock (WAL lets them
+        # read while a commit waits for the disk), so a page does not wait for a grader.
+        self._readers = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._writing: int | None = None               # the thread inside a transaction
         with self._lock:
             self._db.executescript(_SCHEMA)
         with self._transaction() as db:
             db.execute("INSERT OR IGNORE INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
 
+    def _connect(self, check_same_thread: bool = True) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, check_same_thread=check_same_thread,
+                                     isolation_level=None, timeout=30.0)
+        connection.row_factory = sqlite3.Row
+        connection.execute("PRAGMA synchronous=FULL")     # "received" means on the disk
+        connection.execute("PRAGMA foreign_keys=ON")
+        return connection
+
+    def _reader(self) -> sqlite3.Connection:
+        """This thread's connection for reading (the writer's, inside a transaction)."""
+        if self._writing == threading.get_ident():
+            return self._db
+        connection = getattr(self._readers, "connection", None)
+        if connection is None:
+            connection = self._readers.connection = self._connect(check_same_thread=False)
+            with self._lock:
+                self._opened.append(connection)
+        return connection
+
     def close(self) -> None:
         with self._lock:
             self._db.close()
+            for connection in self._opened:
+                with contextlib.suppress(sqlite3.ProgrammingError):   # another thread's
+                    connection.close()
 
     # --- plumbing -----------------------------------------------------------------------
 
@@ -228,13 +252,20 @@ class Store:
 
         def __enter__(self) -> sqlite3.Connection:
             self.store._lock.acquire()
-            self.store._db.execute("BEGIN IMMEDIATE")
+            try:
+                self.store._db.execute("BEGIN IMMEDIATE")
+            except BaseException:
+                self.store._lock.release()
+                raise
+            self.outer = self.store._writing
+            self.store._writing = threading.get_ident()
             return self.store._db
 
         def __exit__(self, kind: Any, value: Any, trace: Any) -> None:
             try:
                 self.store._db.execute("COMMIT" if kind is None else "ROLLBACK")
             finally:
+                self.store._writing = self.outer
                 self.store._lock.release()
 
     def _transaction(self) -> "Store._Tx":
@@ -242,8 +273,7 @@ class Store:
         return Store._Tx(self)
 
     def _query(self, sql: str, parameters: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        with self._lock:
-            return self._db.execute(sql, tuple(parameters)).fetchall()
+        return self._reader().execute(sql, tuple(parameters)).fetchall()
 
     def _one(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Row | None:
         rows = self._query(sql, parameters)
