@@ -12,6 +12,7 @@ gradebook is the same CSV as ``batch``'s.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import tempfile
 from collections import Counter
@@ -22,6 +23,7 @@ from typing import Any, Sequence
 from grader.classroom import gradebook
 from grader.classroom import similarity as similar
 from grader.service import storage
+from grader.suite import writers
 from grader.suite.config import Config, ConfigError, describe
 
 CHOICES = ("latest", "best")
@@ -260,9 +262,47 @@ def check_config(text: str, name: str = "config.cfg") -> Config:
             raise ConfigError(str(problem).replace(str(path), safe_name)) from None
 
 
+SIMILARITY_RESULT = "similarity.json"     # the last comparison's pairs, in its folder
+SIMILARITY_ERROR = "similarity-error.txt"
+
+
 def compare_class(files: Path, out: Path) -> similar.Similarity:
     """Compare every student's file in ``files`` (``ID.py``) with every other one, as
-    ``batch --similarity`` does, and write the CSV and side-by-side pages into ``out``.
-    Run it in another process: copydetect takes a while on a large class."""
-    submissions = {path.stem: path for path in sorted(Path(files).glob("*.py"))}
-    return similar.compare_and_write(Path(out), submissions, similar.SimilarityOptions())
+    ``batch --similarity`` does; write the CSV and side-by-side pages into ``out``, and the
+    pairs into ``out/similarity.json`` (:func:`load_similarity` reads them back). Run it in
+    another process: copydetect takes a while on a large class."""
+    out = Path(out)
+    (out / SIMILARITY_ERROR).unlink(missing_ok=True)
+    try:
+        submissions = {path.stem: path for path in sorted(Path(files).glob("*.py"))}
+        found = similar.compare_and_write(out, submissions, similar.SimilarityOptions())
+    except Exception as problem:   # the page shows why; the process exits 1
+        writers.write_text_atomic(out / SIMILARITY_ERROR, f"{type(problem).__name__}: {problem}")
+        raise
+    kept = dataclasses.replace(found, pages=())        # the pages are files beside it
+    writers.write_json_atomic(out / SIMILARITY_RESULT, dataclasses.asdict(kept))
+    return found
+
+
+def load_similarity(out: Path) -> similar.Similarity | None:
+    """The pairs of the last :func:`compare_class` into ``out``, or None.
+
+    >>> import tempfile
+    >>> load_similarity(Path(tempfile.mkdtemp())) is None
+    True
+    """
+    try:
+        data = json.loads((Path(out) / SIMILARITY_RESULT).read_text(encoding="utf-8"))
+        pairs = tuple(similar.Pair(**pair) for pair in data.pop("pairs"))
+        data.pop("pages", None)
+        return similar.Similarity(pairs, **{**data, "unread": tuple(data.get("unread", ()))})
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def similarity_problem(out: Path) -> str | None:
+    """Why the last comparison into ``out`` failed, or None."""
+    try:
+        return (Path(out) / SIMILARITY_ERROR).read_text(encoding="utf-8")
+    except OSError:
+        return None

@@ -21,7 +21,6 @@ Jinja2 template with autoescaping (``batch``'s summary page escapes what it show
 from __future__ import annotations
 
 import base64
-import concurrent.futures
 import dataclasses
 import hashlib
 import logging
@@ -417,7 +416,8 @@ async def summary_page(request: Request) -> Response:
     auth.require_instructor(request)
     choice = _choice(request)
     store = _store(request)
-    found = _similarity(request).get("found")
+    found = None if _comparing(request) else classbook.load_similarity(
+        _similarity_folder(request))
 
     def build() -> str:
         students = classbook.class_students(store)
@@ -435,67 +435,70 @@ async def summary_page(request: Request) -> Response:
 # --- similarity ------------------------------------------------------------------------------
 
 def _similarity(request: Request) -> dict[str, Any]:
-    """The app's similarity state: the running comparison, the last result or problem."""
+    """The app's similarity state: the comparison's process while it runs."""
     state = _state(request)
     if not hasattr(state, "instructor_similarity"):
         state.instructor_similarity = {}
     return state.instructor_similarity
 
 
+def _similarity_folder(request: Request) -> Path:
+    return Path(_state(request).settings.data) / SIMILARITY
+
+
+def _comparing(request: Request) -> bool:
+    process = _similarity(request).get("process")
+    return process is not None and process.is_alive()
+
+
 async def similarity_page(request: Request) -> Response:
-    """``/instructor/similarity``: the running comparison or its pairs."""
+    """``/instructor/similarity``: the running comparison, or the last one's pairs."""
     auth.require_instructor(request)
-    found_state = _similarity(request)
-    job = found_state.get("job")
-    if job is not None and job.done():
-        found_state.pop("job")
-        try:
-            found_state["found"] = job.result()
-            found_state.pop("problem", None)
-        except Exception as problem:  # pylint: disable=broad-exception-caught  # say it, keep the page
-            log.exception("similarity failed")
-            found_state["problem"] = f"the comparison failed: {problem}"
-        job = None
-    found = found_state.get("found")
-    headers = {"refresh": "3"} if job is not None else None
+    running = _comparing(request)
+    folder = _similarity_folder(request)
+    found = None if running else classbook.load_similarity(folder)
+    problem = _similarity(request).get("problem") or (
+        None if running else classbook.similarity_problem(folder))
     return render(request, "instructor_similarity.html", {
-        "running": job is not None, "problem": found_state.get("problem"),
-        "found": found, "section": "\n".join(summary.similarity_section(found)) if found else "",
-        "install": similar.INSTALL_HINT}, headers=headers)
+        "running": running, "problem": problem, "found": found,
+        "section": "\n".join(summary.similarity_section(found)) if found else "",
+        "install": similar.INSTALL_HINT}, headers={"refresh": "3"} if running else None)
 
 
 async def similarity_run(request: Request) -> Response:
-    """Compare each student's newest file with every other one (copydetect), in another
-    process: the server stays responsive."""
+    """Compare each student's newest file with every other one (copydetect), in a process
+    of its own: the server stays responsive, and stopping the server stops it."""
     auth.require_instructor(request)
     await _form(request)
     found_state = _similarity(request)
+    found_state.pop("problem", None)
     try:
         similar.require_copydetect()
     except similar.SimilarityError:
         found_state["problem"] = ("similarity needs copydetect, which is not installed: "
                                   f"{similar.INSTALL_HINT} (then start the server again)")
         return RedirectResponse("/instructor/similarity", status_code=303)
-    if found_state.get("job") is None:
-        data = Path(_state(request).settings.data)
+    if not _comparing(request):
         store = _store(request)
-        files = data / SIMILARITY / "files"
+        folder = _similarity_folder(request)
+        files = folder / "files"
 
         def gather() -> None:
             shutil.rmtree(files, ignore_errors=True)
             files.mkdir(parents=True)
+            (folder / classbook.SIMILARITY_RESULT).unlink(missing_ok=True)
             for student in classbook.class_students(store):
                 if student.latest is not None:
                     (files / f"{student.student_id}.py").write_bytes(
                         store.submission_bytes(student.latest.id))
 
         await run_in_threadpool(gather)
-        executor = found_state.get("executor")
-        if executor is None:
-            executor = found_state["executor"] = concurrent.futures.ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"))
-        found_state["job"] = executor.submit(classbook.compare_class, files, data / SIMILARITY)
-        found_state.pop("problem", None)
+        process = multiprocessing.get_context("spawn").Process(
+            target=classbook.compare_class, args=(files, folder), daemon=True,
+            name="similarity")
+        process.start()
+        found_state["process"] = process
+        log.info("the instructor started a similarity comparison (process %s)", process.pid)
     return RedirectResponse("/instructor/similarity", status_code=303)
 
 
