@@ -40,6 +40,9 @@ STUCK_DETAILS = ("A correct mm_move answers this position in a few milliseconds.
                  "search end? Each recursive call must try a move on a clone, so the board "
                  "fills up, and stop at a finished board.")
 
+WAITING_DETAILS = ("Does mm_move sleep (time.sleep) or wait for input (input())? The grader "
+                   "stops such a call at its limit too, and it gets no answer.")
+
 # Project root: the child must find `provided` and `student` even when they are not installed.
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -224,6 +227,10 @@ def call_mm_move(path: Path, dim: int, reverse: bool, grid: Sequence[Sequence[in
     score = data.get("score")
     cpu = data.get("cpu_seconds")
     cpu = float(cpu) if isinstance(cpu, (int, float)) else 0.0
+    if kind == TIMEOUT and data.get("waited") is True:
+        return Reply(TIMEOUT, cpu_seconds=cpu, waited=True, message=(
+            f"did not return within its limit of {limits.cpu:.2f} s: it computed for only "
+            f"{cpu:.2f} s, the rest it spent sleeping or waiting"))
     if kind == TIMEOUT:
         return Reply(TIMEOUT, cpu_seconds=cpu, message=(
             f"did not return within its limit of {limits.cpu:.2f} s of CPU time"))
@@ -258,8 +265,9 @@ def judge(check: Check, reply: Reply) -> Verdict:
     """
     received = reply.answer
     if reply.kind == TIMEOUT:
-        problem = reply.message if reply.waited else f"{reply.message}: an endless loop?"
-        return Verdict(check, False, problem, details=STUCK_DETAILS)
+        if reply.waited:
+            return Verdict(check, False, reply.message, details=WAITING_DETAILS)
+        return Verdict(check, False, f"{reply.message}: an endless loop?", details=STUCK_DETAILS)
     if reply.kind == ERROR:
         lines = [line for line in reply.message.strip().splitlines()
                  if not line.startswith("This looks like Python 2:")]

@@ -23,6 +23,7 @@ import json
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 from pathlib import Path
@@ -34,6 +35,8 @@ from provided.board import TTTBoard
 from provided.python2 import compile_problem, exception_hint, import_hint
 from student.yardstick import pin
 
+WAIT_GRACE = 1.5   # a call active this many times its CPU limit is not computing: stop it
+
 
 def main() -> None:
     result_fd = os.dup(1)
@@ -44,8 +47,8 @@ def main() -> None:
     def report(result: dict[str, Any]) -> None:
         os.write(result_fd, (json.dumps(result) + "\n").encode())
 
-    def out_of_time(used: float) -> NoReturn:
-        report({"kind": "timeout", "cpu_seconds": used})
+    def out_of_time(used: float, waited: bool = False) -> NoReturn:
+        report({"kind": "timeout", "cpu_seconds": used, "waited": waited})
         os._exit(0)   # at once: the student's code cannot catch this
 
     result = call_mm_move(Path(sys.argv[1]), position, out_of_time)
@@ -54,12 +57,15 @@ def main() -> None:
 
 
 def call_mm_move(path: Path, position: dict[str, Any],
-                 out_of_time: Callable[[float], NoReturn] | None = None) -> dict[str, Any]:
+                 out_of_time: Callable[..., NoReturn] | None = None) -> dict[str, Any]:
     """Load ``path``, call its mm_move on ``position``, and describe what happened.
 
     Returns a JSON-ready dict; every failure of the student's code is reported, not raised.
     With ``position["cpu_limit"]``, ``out_of_time(cpu_seconds)`` is called when the call
-    has used that much CPU time (where the system can tell: not on Windows).
+    has used that much CPU time (where the system can tell: not on Windows), and
+    ``out_of_time(cpu_seconds, waited=True)`` when it has been active (computing, sleeping
+    or waiting for input; not waiting for a CPU that other processes hold) well past it
+    (where the system says: Linux), as the grader stops a call that sleeps.
     """
     calls: list[str] = []
     try:
@@ -94,19 +100,49 @@ def call_mm_move(path: Path, position: dict[str, Any],
 
 
 @contextlib.contextmanager
-def _cpu_limit(limit: float | None, out_of_time: Callable[[float], NoReturn] | None,
+def _cpu_limit(limit: float | None, out_of_time: Callable[..., NoReturn] | None,
                start: float) -> Iterator[None]:
     """Call ``out_of_time`` once the process has used ``limit`` more seconds of CPU time
-    (a profiling timer counts every thread's CPU time, not the time spent waiting)."""
+    (a profiling timer counts every thread's CPU time, not the time spent waiting), or has
+    been active for much longer than that while computing little."""
     if not limit or out_of_time is None or not hasattr(signal, "setitimer"):
         yield
         return
     signal.signal(signal.SIGPROF, lambda *_: out_of_time(time.process_time() - start))
     signal.setitimer(signal.ITIMER_PROF, limit)
+    done = threading.Event()
+    watch = threading.Thread(target=_watch_waiting, daemon=True,
+                             args=(limit, out_of_time, start, threading.get_native_id(), done))
+    watch.start()
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_PROF, 0)
+        done.set()
+
+
+def _watch_waiting(limit: float, out_of_time: Callable[..., NoReturn], start: float,
+                   thread: int, done: threading.Event) -> None:
+    """Stop a call whose main ``thread`` has been active (on a CPU, or sleeping, or blocked:
+    anything but queued for a CPU) for WAIT_GRACE times ``limit`` plus half a second."""
+    queued_then = _queued_seconds(thread)
+    if queued_then is None:   # no /proc: the wall-clock backstop of the parent remains
+        return
+    began = time.monotonic()
+    while not done.wait(0.05):
+        queued = _queued_seconds(thread)
+        active = time.monotonic() - began - ((queued or queued_then) - queued_then)
+        if active > WAIT_GRACE * limit + 0.5:
+            out_of_time(time.process_time() - start, waited=True)
+
+
+def _queued_seconds(thread: int) -> float | None:
+    """How long ``thread`` of this process has waited for a CPU (Linux), or None."""
+    try:
+        with open(f"/proc/self/task/{thread}/schedstat", "rb") as file:
+            return int(file.read().split()[1]) / 1e9
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class _LoadFailure(Exception):

@@ -302,3 +302,16 @@ def test_the_handout_judges_speed_without_the_grader(tmp_path: Path) -> None:
     no_grader = subprocess.run([sys.executable, "-S", "-c", "import grader"], cwd=folder,
                                env=env, capture_output=True, text=True)
     assert "No module named 'grader'" in no_grader.stderr
+
+
+def test_check_stops_a_call_that_sleeps() -> None:
+    """A call that sleeps uses no CPU time: it is stopped when it has been active well past
+    its limit (as the grader stops it), and nothing more is asked."""
+    done = student_check("--file", str(GALLERY / "timing" / "sleeper.py"))
+    out = done.stdout
+    assert done.returncode == 1
+    assert re.search(r"problem:  did not return within its limit of \d+\.\d+ s: it computed "
+                     r"for only \d+\.\d+ s, the rest it spent sleeping or waiting", out)
+    assert "Does mm_move sleep (time.sleep) or wait for input (input())?" in out
+    assert out.rstrip().endswith("0 passed, 1 failed, 11 not run; speed: not judged "
+                                 "(mm_move did not return on a check)")
