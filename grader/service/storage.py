@@ -683,18 +683,10 @@ def ensure_instructor_tables(store: Store) -> None:
 def class_submissions(store: Store, student: str | None = None) -> list[ClassSubmission]:
     """Every submission of the class (or of ``student``), by student then oldest first."""
     ensure_instructor_tables(store)
-    with store._transaction() as db:     # bring the cache up to date: new results only
-        db.execute(
-            "INSERT INTO result_facts (submission, version, configuration, fingerprint, "
-            f"grader_error, late, config, error) SELECT s.id, {_VERSION}, {_RECORDED}, "
-            f"json_extract({_RECORDED}, '$.fingerprint'), "
-            f"COALESCE({_GRADER_ERROR}, 0) IS NOT 0, s.late, s.config, s.error "
-            "FROM submissions s LEFT JOIN result_facts f ON f.submission = s.id "
-            f"WHERE f.version IS NOT {_VERSION} "
-            "ON CONFLICT (submission) DO UPDATE SET version = excluded.version, "
-            "configuration = excluded.configuration, fingerprint = excluded.fingerprint, "
-            "grader_error = excluded.grader_error, "
-            "late = excluded.late, config = excluded.config, error = excluded.error")
+    stale = store._one("SELECT 1 FROM submissions s LEFT JOIN result_facts f ON "
+                       f"f.submission = s.id WHERE f.version IS NOT {_VERSION} LIMIT 1")
+    if stale is not None:                # bring the cache up to date (a write: only then)
+        _refresh_facts(store)
     where, parameters = ("WHERE s.student = ? ", (student,)) if student is not None else ("", ())
     rows = store._query(
         "SELECT s.id, s.student, s.received_at, s.filename, s.size, s.sha256, s.status, "
@@ -713,6 +705,22 @@ def class_submissions(store: Store, student: str | None = None) -> list[ClassSub
         data["gradings"] = earlier + (data["status"] == "done" and data["score"] is not None)
         found.append(ClassSubmission(**data))
     return found
+
+
+def _refresh_facts(store: Store) -> None:
+    """Read again what changed since the class page last looked (new or changed results)."""
+    with store._transaction() as db:
+        db.execute(
+            "INSERT INTO result_facts (submission, version, configuration, fingerprint, "
+            f"grader_error, late, config, error) SELECT s.id, {_VERSION}, {_RECORDED}, "
+            f"json_extract({_RECORDED}, '$.fingerprint'), "
+            f"COALESCE({_GRADER_ERROR}, 0) IS NOT 0, s.late, s.config, s.error "
+            "FROM submissions s LEFT JOIN result_facts f ON f.submission = s.id "
+            f"WHERE f.version IS NOT {_VERSION} "
+            "ON CONFLICT (submission) DO UPDATE SET version = excluded.version, "
+            "configuration = excluded.configuration, fingerprint = excluded.fingerprint, "
+            "grader_error = excluded.grader_error, "
+            "late = excluded.late, config = excluded.config, error = excluded.error")
 
 
 def results_of(store: Store, submission_ids: Iterable[int]) -> dict[int, str]:
