@@ -33,6 +33,9 @@ from pathlib import PurePath
 
 from grader.judge.checks import BOARD_CHANGED
 from grader.judge.results import NO_ANSWER, Failure, GradeResult, ItemResult
+# The time item's failures: out of time, not asked after a tier was too slow, and a call
+# that did not return where a search takes milliseconds.
+from grader.suite.client import STUCK, TIME_CATEGORIES
 from grader.timing.policy import TimePolicy, TimingError
 
 VISIBILITIES = ("full", "categories")
@@ -347,12 +350,6 @@ def board_cause(result: GradeResult) -> BoardCause | None:
             return BoardCause(item, len(changed), frozenset(f.call for f in changed),
                               elsewhere)
     return None
-
-
-# The time item's failures (grader.suite.client): out of time, not asked after a tier was
-# too slow, and a call that did not return where a search takes milliseconds.
-TIME_CATEGORIES = ("timeout", "too slow", "stuck")
-STUCK = "stuck"
 
 
 @dataclass(frozen=True)
