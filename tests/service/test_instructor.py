@@ -249,6 +249,11 @@ def test_a_roster_with_a_duplicate_id_is_refused_whole_then_a_good_one_is_import
         assert "'erin' on lines 2 and 4" in html.unescape(answer.text)
         ids = {row["student_id"] for row in teacher.get("/api/class").json()["students"]}
         assert not {"erin", "frank"} & ids                          # nothing half-imported
+        clash = teacher.post("/instructor/roster", data={"csrf": token}, files={
+            "roster": ("class.csv", b"id,name\nerin,Erin\nALICE,Alice again\n", "text/csv")})
+        assert clash.status_code == 400 and "only by capitals" in clash.text
+        assert "erin" not in {row["student_id"] for row in
+                              teacher.get("/api/class").json()["students"]}
         good = ("Student ID,Name,Email\nerin,Erin E,e@example.org\n"
                 f"frank,\"{EVIL_IMG}\",f@example.org\nalice,{EVIL_SCRIPT},alice@new.org\n")
         answer = teacher.post("/instructor/roster", data={"csrf": token},
