@@ -597,7 +597,9 @@ def _timing_lines(result: GradeResult) -> list[str]:
             f"says the limit it was held to. The whole grade may use {policy.budget:g} such "
             f"searches of the empty board{about} ({spent:.1f} used).")
     if result.too_slow:
-        lines.append("too slow (not asked beyond): " + "; ".join(result.too_slow))
+        stuck = any(f.category == STUCK for item in result.items for f in item.failures)
+        label = "too slow or stuck" if stuck else "too slow"
+        lines.append(f"{label} (not asked beyond): " + "; ".join(result.too_slow))
     if result.not_run:
         lines.append(f"the time budget ran out: {_plural(result.not_run, 'call')} not made "
                      f"({NO_ANSWER})")

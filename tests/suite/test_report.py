@@ -313,6 +313,7 @@ def test_a_call_that_never_returns_is_said_first_as_stuck():
     assert text.startswith("Submission: eve.py Student: eve Score: 29 / 30 mm_move did not "
                            "return (an endless loop?) on: finished 3x3 boards")
     assert "no answer on 1 check (1 stuck): see 'time'" in text
+    assert "too slow or stuck (not asked beyond): finished 3x3 boards" in text
 
 
 def test_a_report_with_no_call_late_says_so_in_one_line():
