@@ -108,8 +108,9 @@ class TTTBoard:
     """
 
     # Slots make attribute access and clone() cheaper; clone() copies each one.
-    # _pending is the row of the last move not yet looked at (None: none since check_win;
-    # _ALL: look at every line), _col its column; _empty the empty squares check_win saw.
+    # _pending is the row of the one move check_win has not looked at yet (None: none;
+    # _ALL: more than one, look at every line), _col its column; _empty the empty squares
+    # as of check_win's last look.
     __slots__ = ("_dim", "_reverse", "_geo", "_rows", "_pending", "_col", "_empty", "_line",
                  "_winner")
 
@@ -125,20 +126,20 @@ class TTTBoard:
         self._geo = _geometry(dim)
         self._rows = grid
         self._pending, self._col = _ALL, 0  # every line to check
-        self._empty, self._line, self._winner = 0, _NO_LINE, None
+        self._line, self._winner = _NO_LINE, None
         self._settle()
 
     def _settle(self) -> None:
         """Bring the winner and the count of empty squares up to date with the moves."""
         rows, row = self._rows, self._pending
         self._pending = None
-        empty = sum([cells.count(EMPTY) for cells in rows])
-        if row is not _ALL and self._empty - empty == 1:
+        if row is not _ALL:
             # One move since: only the lines through its square can have been completed.
+            self._empty -= 1
             lines = self._geo.through[row][self._col]
         else:
+            self._empty = sum([cells.count(EMPTY) for cells in rows])
             lines = self._geo.numbered
-        self._empty = empty
         for number, line in lines:
             if number >= self._line:  # lines stay complete: the first one found still counts
                 return
@@ -195,8 +196,10 @@ class TTTBoard:
             raise ValueError(
                 f"player must be PLAYERX (2) or PLAYERO (3), got {describe(player)}")
         cells[col] = player
-        self._pending = row  # check_win counts the moves since: more than one, every line
-        self._col = col
+        if self._pending is None:  # the first move since check_win: note its square
+            self._pending, self._col = row, col
+        else:  # more than one: check_win looks at every line
+            self._pending = _ALL
 
     def check_win(self) -> int | None:
         """Return the winner, DRAW on a full board without a line, or None while in play."""
