@@ -24,6 +24,7 @@ import pytest
 
 from grader import classroom as batch
 from grader.classroom import gradebook, state, summary, unpack
+from grader.classroom.run import GRACE_SECONDS
 from grader.classroom import (
     Attempt,
     BatchOptions,
@@ -40,6 +41,7 @@ FIXTURES = HERE / "submissions" / "batch"
 CONSTANT = FIXTURES / "constant.py"          # wrong but fast: about a second to grade
 EXITS = FIXTURES / "exits_at_import.py"      # os._exit(1) when imported
 LOOPS = FIXTURES / "loops_at_import.py"      # never finishes importing
+STUCK = HERE / "submissions" / "grader" / "bug_infinite_loop.py"   # mm_move never returns
 RUBRIC = ["finished boards", "scores", "moves", "other sizes", "reverse games",
           "board untouched", "game play", "time"]
 
@@ -404,8 +406,11 @@ def _processes_mentioning(text: str) -> list[str]:
 def test_sigterm_stops_the_batch_and_keeps_what_is_done(tmp_path: Path) -> None:
     source = tmp_path / "class"
     copy(CONSTANT, source / "alice.py")
-    copy(LOOPS, source / "oscar.py")      # its grading run takes 10 s: it will be stopped
-    copy(LOOPS, source / "zed.py")
+    # An endless loop in mm_move: its grading run takes about 8 times alice's, on a busy
+    # machine too (both are CPU time), so it is still running when the batch is stopped.
+    # (A loop at import ends after 10 wall seconds: under load, sooner than alice.)
+    copy(STUCK, source / "oscar.py")
+    copy(STUCK, source / "zed.py")
     out = tmp_path / "out"
     process = subprocess.Popen([*GRADER, "batch", str(source), "--out", str(out), "--jobs", "2"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -418,7 +423,9 @@ def test_sigterm_stops_the_batch_and_keeps_what_is_done(tmp_path: Path) -> None:
     _, stderr = process.communicate(timeout=60)
 
     assert process.returncode == 130, stderr
-    assert time.monotonic() - started < 15
+    # Stopped, not waited for, is what oscar's row and the processes below show; the time
+    # only bounds it, with room over the runs' grace period for a busy machine.
+    assert time.monotonic() - started < GRACE_SECONDS + 30
     assert "interrupted" in stderr
     _, rows = read_gradebook(out)
     assert rows["alice"]["status"] == "graded"
@@ -658,8 +665,8 @@ def test_no_answer_is_not_counted_as_a_failure_anywhere(tmp_path: Path) -> None:
     stats = summary.ClassStats.of(rows)
     assert stats.item_failures == {"board untouched": (1, 2), "time": (0, 2)}
     assert stats.item_no_answer == {"board untouched": 1, "time": 2}
-    book = gradebook.gradebook_csv(rows).splitlines()
-    assert book[1].endswith(",board untouched; time") and book[2].endswith(",time")
+    book = list(csv.DictReader(io.StringIO(gradebook.gradebook_csv(rows).lstrip("\ufeff"))))
+    assert [row["no_answer"] for row in book] == ["board untouched; time", "time"]
     assert 'title="no answer"' in summary.summary_html(rows)
 
 
