@@ -28,7 +28,7 @@ tier and the larger ones, which are not made.
 
 from __future__ import annotations
 
-import time
+import math
 from dataclasses import dataclass, replace
 from typing import Iterable
 
@@ -38,7 +38,7 @@ from grader.judge.position import Move, Position
 from grader.judge.results import Failure
 from grader.sandbox import Reply, Sandbox
 from grader.judge.solver import Solver
-from grader.timing.policy import TimePolicy
+from grader.timing.policy import EMPTY_BOARD_NODES, TimePolicy
 
 NEAR = 0.5       # a decisive call that used this share of its limit is measured again
 ROUNDS = 3       # votes on a call measured again (the first measurement's included)
@@ -47,6 +47,10 @@ VERIFY = 2.0     # the rounds' allowance beyond what the student's calls have co
                  # empty-board searches of the reference (not the student's budget: whether
                  # a call is near a limit must not cost its grade)
 CAREFUL_REFERENCE = 0.1   # a round's reference timing costs at most this share of the limit
+SHORT_ROUND = 0.05   # a round whose limit is shorter than this many empty-board searches
+REPEATS = 5          # repeats its timings (up to this many times) and keeps the least of
+                     # each: a disturbance only ever adds time, and short calls are the
+                     # ones a burst of load disturbs most
 RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two reference timings
 RESTART_COST = 0.05  # budget (empty-board searches) a worker restart costs: a fixed price, the
                      # same on every run, where its wall time depends on the machine's load
@@ -220,11 +224,14 @@ class StudentClient:
         return max(0.0, total - getattr(self.sandbox, "first_calibration_seconds", 0.0)
                    - self.stats.careful_reference_seconds)
 
-    def _time_reference(self, yardstick: Position, wall: float) -> float:
-        seconds = self.sandbox.reference_seconds(yardstick, wall)
-        self.stats.careful_references += 1
-        self.stats.careful_reference_seconds += seconds
-        return seconds
+    def _least_reference(self, yardstick: Position, wall: float, repeats: int) -> float:
+        """The least of ``repeats`` timings of the reference on ``yardstick``."""
+        times = []
+        for _ in range(repeats):
+            times.append(self.sandbox.reference_seconds(yardstick, wall))
+            self.stats.careful_references += 1
+            self.stats.careful_reference_seconds += times[-1]
+        return min(times)
 
     def _remeasure(self, function: str, position: Position, tier: Tier, first: Reply,
                    first_limit: float) -> "Remeasured | None":
@@ -250,26 +257,36 @@ class StudentClient:
         within: list[tuple[Reply, float]] = []
         over: list[tuple[Reply, float]] = []
         (within if first.status == "ok" else over).append((first, first_limit))
+        # Short limits: each timing is repeated and the least kept (from the policy and
+        # the nodes alone, so the same on every run).
+        repeats = min(REPEATS, max(1, math.ceil(
+            SHORT_ROUND * EMPTY_BOARD_NODES / (factor * tier_nodes))))
         # What a round will cost, from what the first measurement cost: the call again,
         # and one timing of the reference (two for the first round).
-        cost = (min(first.cpu_seconds, HEADROOM * first_limit) + reference) / unit
+        cost = repeats * (min(first.cpu_seconds, HEADROOM * first_limit) + reference) / unit
         before: float | None = None
         while max(len(within), len(over)) <= ROUNDS // 2:
-            if cost + (reference / unit if before is None else 0.0) > self.careful_left():
+            if (cost + (repeats * reference / unit if before is None else 0.0)
+                    > self.careful_left()):
                 break
             if before is None:
-                before = self._time_reference(yardstick, wall)
-            reply, _ = self._attempt(function, position, tier,
-                                     HEADROOM * factor * before * scale, verify=True)
-            if reply is None or self.interrupted:
-                return None
+                before = self._least_reference(yardstick, wall, repeats)
+            replies = []
+            for _ in range(repeats):
+                reply, _ = self._attempt(function, position, tier,
+                                         HEADROOM * factor * before * scale, verify=True)
+                if reply is None or self.interrupted:
+                    return None
+                self.stats.round_seconds += reply.cpu_seconds
+                if reply.status not in ("ok", "timeout"):
+                    # It raised or crashed: that is its answer.
+                    return Remeasured(reply, factor * before * scale)
+                replies.append(reply)
             self.stats.rounds += 1
-            self.stats.round_seconds += reply.cpu_seconds
-            after = self._time_reference(yardstick, wall)
+            after = self._least_reference(yardstick, wall, repeats)
             limit = factor * (before + after) / 2 * scale
             before = after
-            if reply.status not in ("ok", "timeout"):
-                return Remeasured(reply, limit)   # it raised or crashed: that is its answer
+            reply = min(replies, key=lambda r: (r.status != "ok", r.cpu_seconds))
             if reply.status == "ok" and reply.cpu_seconds <= limit:
                 within.append((reply, limit))
             else:

@@ -13,8 +13,8 @@ from collections import Counter
 
 import pytest
 
-from grader.suite.client import (CAREFUL_REFERENCE, RESTART_COST, VERIFY, StudentClient,
-                                 TIME_CATEGORIES)
+from grader.suite.client import (REPEATS, RESTART_COST, VERIFY,
+                                 StudentClient, TIME_CATEGORIES)
 from grader.timing.pacing import MM_MOVE, MOVE_WRAPPER, Pacing, Tier, TooSlow
 from grader.judge.position import Position
 from grader.judge.positions import hidden_positions
@@ -143,12 +143,13 @@ class FakeSandbox:
                  sleeps: float | None = None, interrupt_after: int | None = None,
                  crashes=lambda position: False, flukes: frozenset[int] = frozenset(),
                  slower_after: int | None = None, loops=lambda position: False,
-                 restart_seconds: float = 0.0) -> None:
+                 restart_seconds: float = 0.0, bursts: frozenset[int] = frozenset()) -> None:
         self.ratio, self.noise, self.sleeps, self.crashes = ratio, noise, sleeps, crashes
         self.loops = loops                      # positions where the call never returns
         self.restart_seconds = restart_seconds  # wall time a restart takes
         self.dead = False                       # the last call killed the worker
         self.flukes = flukes
+        self.bursts = bursts   # calls (by index) slowed to twice their time by a burst of load
         self.slower_after = slower_after
         self.references: list[Position] = []   # positions the reference was timed on
         self.waits = sleeps is not None
@@ -198,6 +199,8 @@ class FakeSandbox:
         seconds *= self.speed()
         if len(self.log) - 1 in self.flukes:
             seconds /= 2
+        if len(self.log) - 1 in self.bursts:
+            seconds *= 2
         if self.sleeps is not None:
             seconds = self.sleeps
         if self.loops(position):
@@ -316,8 +319,9 @@ def test_measuring_again_costs_the_student_nothing_and_has_an_allowance():
     near = grade_with(FakeSandbox(ratio=3))
     assert near.stats.retries > 0 and 0 < near.careful_spent <= VERIFY + near.pacing.spent
     first_calls = len({(f, p) for f, p, _ in near.sandbox.log})
-    rounds = len(near.sandbox.log) - first_calls
-    assert near.stats.retries <= rounds <= 2 * near.stats.retries
+    again = len(near.sandbox.log) - first_calls   # calls made again, repeats included
+    assert near.stats.retries <= near.stats.rounds <= 2 * near.stats.retries
+    assert near.stats.rounds <= again <= REPEATS * near.stats.rounds
     charged = sum(3 * CALIBRATION.seconds(p.dim, SOLVER.tree_size(p))
                   for p in near.planned if SOLVER.winner(p) is None)
     assert near.pacing.spent == pytest.approx(charged / CALIBRATION.empty_board_seconds,
@@ -421,8 +425,7 @@ def test_careful_rounds_cost_no_more_than_the_student_plus_a_few_seconds():
     stats = client.stats
     assert stats.retries > 0 and stats.rounds >= stats.retries
     assert client.careful_spent <= VERIFY + client.pacing.spent
-    assert client.careful_spent < client.pacing.spent   # here, even without VERIFY
-    assert stats.careful_reference_seconds <= 2 * CAREFUL_REFERENCE * stats.round_seconds / 0.83
+    assert stats.careful_reference_seconds <= stats.round_seconds   # the calls cost more
     assert not client.pacing.too_slow   # and the verdicts are the ones without rounds
     for position in client.sandbox.references:
         assert SOLVER.tree_size(position) >= MEASURED_NODES
@@ -438,3 +441,17 @@ def test_the_rounds_stop_when_the_allowance_is_spent_and_the_first_measurement_s
     client = grade_with(FakeSandbox(ratio=3), positions=[position])
     assert client.stats.rounds == 0 and client.stats.retries == 0
     assert time_failures(client) == [] and len(client.sandbox.log) == 1
+
+
+def test_a_short_call_measured_again_keeps_the_least_of_its_repeats():
+    # The 4x4 endgames with 6 empty squares: a limit of about 10 ms, where a burst of load
+    # doubles a call's time. At 60% of the limit, the first measurement and the first call
+    # of each of two rounds are hit: each round repeats its timings and keeps the least
+    # (a burst only ever adds time), so the verdict is the undisturbed one.
+    positions = [p for p in hidden_positions().other_sizes
+                 if p.dim == 4 and p.cells.count(1) == 6]
+    steady = grade_with(FakeSandbox(ratio=3), positions=positions)
+    hit = grade_with(FakeSandbox(ratio=3, bursts=frozenset({0, 1, 2})), positions=positions)
+    assert not steady.pacing.too_slow and not hit.pacing.too_slow
+    assert time_failures(hit) == time_failures(steady) == []
+    assert hit.stats.retries == 1 and hit.stats.rounds == 2
