@@ -275,10 +275,12 @@ def summary(results: list[Measured]) -> list[str]:
     if timed and not slow and not stuck:
         worst = max(timed, key=lambda m: m.share)
         how = "with margin" if worst.share < MARGIN else "but close to a limit"
+        close = ("" if worst.share < MARGIN else "; so close that the grader may land on "
+                 f"either side of it: {SPEED_HINT}")
         lines.insert(0, f"within the grader's limits, {how}: the slowest tier used "
                         f"{worst.share:.0%} of its limit ({worst.tier.describe()}: "
                         f"{seconds_text(worst.seconds)} where the limit here is "
-                        f"{seconds_text(worst.limit)})")
+                        f"{seconds_text(worst.limit)}){close}")
     return lines
 
 

@@ -206,6 +206,17 @@ def test_a_fast_solution_is_within_with_its_margin() -> None:
                               "used 20% of its limit")
 
 
+def test_a_solution_close_to_a_limit_is_told_so() -> None:
+    asked, ask = scripted(lambda tier: 4.5 * tier.nodes * 1e-6)   # 90% of every limit
+    results = judge_speed(ask, FakeYardstick(), CALIBRATION)
+    assert {m.status for m in results} == {WITHIN}
+    assert summary(results)[0].startswith(
+        "within the grader's limits, but close to a limit: the slowest tier used 90% of its "
+        "limit")
+    assert "the grader may land on either side of it: look for repeated work" in (
+        summary(results)[0])
+
+
 def test_too_slow_from_a_tier_stops_asking_larger_ones() -> None:
     # Ten times the reference: too slow on every tier judged by ratio.
     asked, ask = scripted(lambda tier: 10 * tier.nodes * 1e-6)
