@@ -209,7 +209,7 @@ def call_mm_move(path: Path, dim: int, reverse: bool, grid: Sequence[Sequence[in
                               input=request, capture_output=True, text=True,
                               timeout=limits.wall, env=env)
     except subprocess.TimeoutExpired:
-        return Reply(TIMEOUT, message=f"did not return within {limits.wall:g} s (wall-clock "
+        return Reply(TIMEOUT, message=f"did not return within {limits.wall:.1f} s (wall-clock "
                                       "time): is it waiting for input, or sleeping?",
                      waited=True)
     data = _decode(done.stdout)

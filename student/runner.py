@@ -36,6 +36,11 @@ from provided.python2 import compile_problem, exception_hint, import_hint
 from student.yardstick import pin
 
 WAIT_GRACE = 1.5   # a call active this many times its CPU limit is not computing: stop it
+WATCH_EVERY = 0.02   # seconds between two looks at a call's CPU and active time
+
+# Our own clocks, taken before any student code can replace the module attributes.
+_cpu_time = time.process_time
+_monotonic = time.monotonic
 
 
 def main() -> None:
@@ -74,7 +79,7 @@ def call_mm_move(path: Path, position: dict[str, Any],
         return {"kind": "load_error", "message": str(exc)}
     board = TTTBoard(position["dim"], position["reverse"], position["grid"])
     before = repr(board)
-    start = time.process_time()
+    start = _cpu_time()
     try:
         with _cpu_limit(position.get("cpu_limit"), out_of_time, start):
             answer = mm_move(board, position["player"])
@@ -82,8 +87,8 @@ def call_mm_move(path: Path, position: dict[str, Any],
         return {"kind": "not_written", "message": str(exc)}
     except (Exception, SystemExit) as exc:
         return {"kind": "error", "message": _own_frames(exc, path),
-                "cpu_seconds": time.process_time() - start}
-    used = time.process_time() - start
+                "cpu_seconds": _cpu_time() - start}
+    used = _cpu_time() - start
     after = _safe_repr(board)
     seen = plain(answer)
     result: dict[str, Any] = {"kind": "answer", "answer": show(seen), "import_calls": calls,
@@ -108,7 +113,7 @@ def _cpu_limit(limit: float | None, out_of_time: Callable[..., NoReturn] | None,
     if not limit or out_of_time is None or not hasattr(signal, "setitimer"):
         yield
         return
-    signal.signal(signal.SIGPROF, lambda *_: out_of_time(time.process_time() - start))
+    signal.signal(signal.SIGPROF, lambda *_: out_of_time(_cpu_time() - start))
     signal.setitimer(signal.ITIMER_PROF, limit)
     done = threading.Event()
     watch = threading.Thread(target=_watch_waiting, daemon=True,
@@ -123,17 +128,22 @@ def _cpu_limit(limit: float | None, out_of_time: Callable[..., NoReturn] | None,
 
 def _watch_waiting(limit: float, out_of_time: Callable[..., NoReturn], start: float,
                    thread: int, done: threading.Event) -> None:
-    """Stop a call whose main ``thread`` has been active (on a CPU, or sleeping, or blocked:
-    anything but queued for a CPU) for WAIT_GRACE times ``limit`` plus half a second."""
+    """Stop the call once it has used ``limit`` seconds of CPU time (should the profiling
+    timer not fire: code can disarm it), or once its main ``thread`` has been active (on
+    a CPU, or sleeping, or blocked: anything but queued for a CPU) for WAIT_GRACE times
+    ``limit`` plus half a second."""
     queued_then = _queued_seconds(thread)
-    if queued_then is None:   # no /proc: the wall-clock backstop of the parent remains
-        return
-    began = time.monotonic()
-    while not done.wait(0.05):
+    began = _monotonic()
+    while not done.wait(WATCH_EVERY):
+        used = _cpu_time() - start
+        if used > limit:
+            out_of_time(used)
+        if queued_then is None:   # no /proc: the parent's wall-clock backstop remains
+            continue
         queued = _queued_seconds(thread)
-        active = time.monotonic() - began - ((queued or queued_then) - queued_then)
+        active = _monotonic() - began - ((queued or queued_then) - queued_then)
         if active > WAIT_GRACE * limit + 0.5:
-            out_of_time(time.process_time() - start, waited=True)
+            out_of_time(used, waited=True)
 
 
 def _queued_seconds(thread: int) -> float | None:

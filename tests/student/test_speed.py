@@ -277,8 +277,11 @@ def test_check_says_a_correct_file_is_within_the_limits() -> None:
                                          "limits")
 
 
-@pytest.mark.parametrize("path", ["grader/too_slow.py", "timing/double_recursion.py"])
+@pytest.mark.parametrize("path", ["grader/too_slow.py", "timing/double_recursion.py",
+                                  "timing/clock_forger.py"])
 def test_check_says_a_slow_file_is_too_slow_from_six_empty_squares(path: str) -> None:
+    """As the grader says; clock_forger.py patches time.process_time and disarms the CPU
+    timer in its own process, and changes nothing."""
     done = student_check("--file", str(GALLERY / path))
     assert done.returncode == 1
     assert re.search(r"  too slow for the grader from 6 empty squares \(3x3\): (more than )?"
