@@ -280,8 +280,10 @@ class _CheckRun:
             self.speed_said = "not judged (mm_move did not return on a position)"
         elif TOO_SLOW in statuses:
             self.speed_said = "too slow for the grader"
+        elif statuses == {NO_ANSWER}:
+            self.speed_said = "not judged (mm_move gave no answer)"
         elif NO_ANSWER in statuses:
-            self.speed_said = "not judged everywhere (no answer)"
+            self.speed_said = "within the grader's limits where mm_move answered"
         else:
             self.speed_said = "within the grader's limits"
             self.speed_ok = True
