@@ -270,7 +270,8 @@ def summary(results: list[Measured]) -> list[str]:
         which += f"; and {len(unanswered) - 3} more" if len(unanswered) > 3 else ""
         lines.append(f"not judged on {len(unanswered)} of the {len(results)} positions "
                      f"({which}): mm_move gave no answer "
-                     f"({_error_line(unanswered[0].message)})")
+                     f"({_error_line(unanswered[0].message)}), and the grader gives a call "
+                     "with no answer no credit for time either")
     timed = [m for m in results if m.status == WITHIN]
     if timed and not slow and not stuck:
         worst = max(timed, key=lambda m: m.share)

@@ -264,7 +264,8 @@ def test_no_answer_is_not_judged() -> None:
     assert summary(results) == [
         f"not judged on {len(TIERS)} of the {len(TIERS)} positions (3x3, 5 empty squares; "
         "3x3, 6 empty squares; 3x3, 7 empty squares; and 16 more): mm_move gave no answer "
-        "(ValueError: no)"]
+        "(ValueError: no), and the grader gives a call with no answer no credit for time "
+        "either"]
 
 
 # ---- python -m student check, end to end ---------------------------------------------------
