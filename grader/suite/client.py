@@ -4,9 +4,10 @@ Every call goes through the sandbox with the limit of its tier (``grader.timing.
 answer is judged at once and cached (a position is asked once per run, whichever rubric
 item asks). A call near its limit (one that ran out of CPU time, or the call that decides
 its tier when it used more than half its limit) is measured again, carefully: each new
-round runs between two timings of the reference on the tier's hardest position, on the
-same CPU, and is within or over the limit those two timings set; the first measurement
-and the rounds vote, and two of three decide. So one disturbed measurement (a burst of
+round runs between two timings of the reference on a position of the same size and mode,
+on the same CPU, and is within or over the limit those two timings set (on short limits
+each timing is repeated and the least kept: a burst of load only adds time); the first
+measurement and the rounds vote, and two of three decide. So one disturbed measurement (a burst of
 load, a slower moment of a virtual CPU) cannot change a verdict. The rounds are the
 grader's own checking: they are not charged to the student's budget, and they may cost no
 more than what the student's own calls have cost so far, plus ``VERIFY`` searches of the
@@ -220,8 +221,8 @@ class StudentClient:
     def _recalibration_seconds(self) -> float:
         """CPU seconds of the reference timings the sandbox made to re-calibrate (the first
         calibration, before any student code, is the price of any grade: not counted)."""
-        total = getattr(self.sandbox, "reference_seconds_total", 0.0)
-        return max(0.0, total - getattr(self.sandbox, "first_calibration_seconds", 0.0)
+        return max(0.0, self.sandbox.reference_seconds_total
+                   - self.sandbox.first_calibration_seconds
                    - self.stats.careful_reference_seconds)
 
     def _least_reference(self, yardstick: Position, wall: float, repeats: int) -> float:

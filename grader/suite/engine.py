@@ -161,9 +161,9 @@ def _grader_share(client: StudentClient, sandbox: Sandbox) -> dict:
     2.5
     """
     stats = client.stats
-    references = getattr(sandbox, "reference_seconds_total", 0.0)
+    references = sandbox.reference_seconds_total
     return {
-        "reference_timings": getattr(sandbox, "reference_timings", 0),
+        "reference_timings": sandbox.reference_timings,
         "reference_timing_seconds": round(references, 3),
         "careful_measurements": stats.retries,      # calls measured again
         "careful_rounds": stats.rounds,             # calls made again for that

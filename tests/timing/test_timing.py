@@ -156,6 +156,9 @@ class FakeSandbox:
         self.random = random.Random(seed)
         self.calibration = CALIBRATION
         self.calibrations = 1
+        self.reference_timings = 0            # as the real one counts them
+        self.reference_seconds_total = 0.0
+        self.first_calibration_seconds = 0.0
         self.restarts = 0
         self.log: list[tuple[str, Position, float]] = []
         self.interrupt_after = interrupt_after
@@ -182,8 +185,11 @@ class FakeSandbox:
     def reference_seconds(self, position: Position, wall: float = 0.0) -> float:
         self.references.append(position)
         nodes = SOLVER.tree_size(position) if SOLVER.winner(position) is None else 1
-        return CALIBRATION.seconds(position.dim, nodes) * self.speed() * (
+        seconds = CALIBRATION.seconds(position.dim, nodes) * self.speed() * (
             1 + self.random.uniform(-self.noise, self.noise))
+        self.reference_timings += 1
+        self.reference_seconds_total += seconds
+        return seconds
 
     def call(self, function: str, position: Position, cpu_limit: float,
              trials: int = 1) -> Reply:
