@@ -189,11 +189,16 @@ class StudentClient:
     def _near_limit(self, reply: Reply, limit: float, tier: Tier, position: Position) -> bool:
         """Whether the machine's speed could have decided this call: it ran out of CPU time,
         or it decides its tier and used more than NEAR of its limit (on a tier timed by
-        ratio; a sleeping call is not near anything)."""
+        ratio, and for move_wrapper unless mm_move passed the same tier; a sleeping call
+        is not near anything)."""
         if not self.pacing.measured(tier, position) or reply.waited:
             return False
         if reply.status == "timeout":
             return True
+        if tier.function == MOVE_WRAPPER and replace(tier, function=MM_MOVE) in self.pacing.passed:
+            # mm_move's search of this tier was within its limit, carefully: move_wrapper,
+            # which answers with that search, has nothing more to prove by a vote.
+            return False
         return (reply.status == "ok" and not self.pacing.decided(tier)
                 and reply.cpu_seconds >= NEAR * limit)
 

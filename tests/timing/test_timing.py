@@ -461,3 +461,20 @@ def test_a_short_call_measured_again_keeps_the_least_of_its_repeats():
     assert not steady.pacing.too_slow and not hit.pacing.too_slow
     assert time_failures(hit) == time_failures(steady) == []
     assert hit.stats.retries == 1 and hit.stats.rounds == 2
+
+
+def test_move_wrapper_is_not_measured_again_where_mm_move_passed_the_same_tier():
+    # At 60% of its limit, the empty board's mm_move call is measured again (a round);
+    # move_wrapper on the same board answers with that same search: it is judged on its
+    # own time, but a vote over again would only double the grader's cost.
+    position = Position.empty(3)
+    client = grade_with(FakeSandbox(ratio=3), positions=[position])
+    assert client.stats.retries == 1
+    calls = len(client.sandbox.log)
+    move, failure = client.move_wrapper(position)
+    assert failure is None and move is not None
+    assert len(client.sandbox.log) == calls + 1 and client.stats.retries == 1
+    # Where mm_move was not asked, a near move_wrapper call is measured again as before.
+    alone = StudentClient(FakeSandbox(ratio=3), SOLVER, TimePolicy(), planned=[position])
+    alone.move_wrapper(position)
+    assert alone.stats.retries == 1
