@@ -180,8 +180,9 @@ def changed_message(plan: Plan, folder: OutputFolder, expected: GradedUnder) -> 
     lines.append(f"  this run: {expected.fingerprint}: {expected.describe()}")
     lines.append("  what differs: " + "; ".join(differences[:6])
                  + (f"; and {len(differences) - 6} more" if len(differences) > 6 else ""))
+    those = "it" if count == 1 else f"those {count}"
     lines.append("Grading now would mix configurations in one class. Run the same command "
-                 f"with --regrade-changed to grade those {count} again under this run's "
+                 f"with --regrade-changed to grade {those} again under this run's "
                  "(the others are kept; it can be stopped and run again), or with --regrade "
                  "to grade every submission again; or give the options they were graded "
                  "with, or another --out.")

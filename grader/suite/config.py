@@ -44,9 +44,12 @@ RETIRED = {
 IGNORED = {("grader", "secret")}   # retired keys that are only warned about, not refused
 DISTRIBUTION = "ttt-minimax"
 # The grader's own source, and the board module students run against: a change to either
-# may change a grade, so it changes the grader's version (see grader_version).
+# may change a grade, so it changes the grader's version (see grader_version). The front
+# ends that only gather and show results (a class's books, the web service) change no
+# grade: an improved summary page must not ask for a class to be graded again.
 PACKAGES = Path(__file__).resolve().parents[2]
 GRADER_SOURCES = (("grader", (".py", ".cfg", ".ini")), ("provided", (".py",)))
+FRONT_ENDS = ("grader/classroom/", "grader/service/")
 
 
 class ConfigError(ValueError):
@@ -194,9 +197,9 @@ def rubric_items(paths: Iterable[Path]) -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def grader_version() -> str:
-    """The package's version and a hash of the grader's own source (``grader/`` and the
-    ``provided`` board it grades with), so that a changed grader is noticed even when
-    nobody changed the version number.
+    """The package's version and a hash of the grader's own source (``grader/`` but its
+    front ends, and the ``provided`` board it grades with), so that a changed grader is
+    noticed even when nobody changed the version number.
 
     >>> grader_version().startswith(importlib.metadata.version(DISTRIBUTION) + "+")
     True
@@ -211,6 +214,7 @@ def grader_version() -> str:
         for path in sorted(root.rglob("*")):
             relative = path.relative_to(PACKAGES).as_posix()
             if (path.is_file() and path.suffix in suffixes and "__pycache__" not in relative
+                    and not relative.startswith(FRONT_ENDS)
                     and not any(part.startswith(".") for part in path.relative_to(root).parts)):
                 digest.update(relative.encode() + b"\0" + path.read_bytes() + b"\0")
     return f"{version}+{digest.hexdigest()[:8]}"

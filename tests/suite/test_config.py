@@ -172,6 +172,9 @@ def test_a_changed_grader_source_changes_the_grader_version(tmp_path, monkeypatc
     (tmp_path / "grader" / "__pycache__").mkdir()
     (tmp_path / "grader" / "__pycache__" / "module.cpython-312.pyc").write_bytes(b"\0")
     assert version() == before                       # a cache is not the source
+    (tmp_path / "grader" / "classroom").mkdir()                # a front end: no grade
+    (tmp_path / "grader" / "classroom" / "summary.py").write_text("TITLE = 'new'\n")
+    assert version() == before
     (tmp_path / "provided" / "module.py").write_text("X = 2\n")
     assert version() != before and version().split("+")[0] == before.split("+")[0]
 
