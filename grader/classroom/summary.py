@@ -26,6 +26,10 @@ from grader.classroom.gradebook import NO_ANSWER, NOT_GRADED, Row, cell, item_na
 from grader.suite import writers
 
 SLOWEST = 10
+# What the summary advises when a class was graded under several configurations (a front
+# end that regrades differently may put its own advice in its place).
+MIXED_ADVICE = ("Run the batch again with <code>--regrade-changed</code> to grade every "
+                "submission under one.")
 
 
 @dataclass(frozen=True)
@@ -247,8 +251,7 @@ def _configurations_section(stats: ClassStats) -> list[str]:
     if stats.mixed:
         lines.append(f'<p class="warning"><b>Warning: this class was graded under '
                      f'{len(stats.configurations)} configurations or grader versions</b> '
-                     "(below): their scores are not comparable. Run the batch again with "
-                     "<code>--regrade-changed</code> to grade every submission under one.</p>")
+                     f"(below): their scores are not comparable. {MIXED_ADVICE}</p>")
     lines.append('<p class="muted">Graded under (the gradebook\'s <code>config</code> '
                  "column):</p><ul>")
     lines += [f"<li><code>{_e(config)}</code>: {_e(text)}: {count} "
