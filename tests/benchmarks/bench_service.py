@@ -345,17 +345,17 @@ def grade_seconds(path: Path) -> float:
     return time.monotonic() - started
 
 
-def batch(folder: Path, out: Path, jobs: int) -> tuple[float, dict[str, float]]:
-    """batch's wall time on the same files and its score for each student."""
+def batch(folder: Path, out: Path, jobs: int) -> tuple[float, dict[str, float], list[float]]:
+    """batch's wall time on the same files, its score for each student and each run's wall."""
     started = time.monotonic()
     subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
                     "--jobs", str(jobs), "--quiet"], cwd=PROJECT, check=False,
                    timeout=24 * 3600)
     wall = time.monotonic() - started
     with open(out / "gradebook.csv", encoding="utf-8-sig", newline="") as handle:
-        scores = {row["student_id"]: float(row["score"] or "nan")
-                  for row in csv.DictReader(handle)}
-    return wall, scores
+        rows = list(csv.DictReader(handle))
+    scores = {row["student_id"]: float(row["score"] or "nan") for row in rows}
+    return wall, scores, [float(row["wall_seconds"]) for row in rows if row["wall_seconds"]]
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -436,10 +436,14 @@ def main(argv: list[str] | None = None) -> int:
         show_latencies(figures)
         rss = [kib for kib in figures.rss_kib if kib]
         busy = figures.grading_at_once
+        full = sum(count >= args.jobs for count in busy) / max(1, len(busy))
         print(f"\nserver memory: RSS median {statistics.median(rss) / 1024:.0f} MiB, max "
               f"{max(rss) / 1024:.0f} MiB, peak (VmHWM) "
               f"{proc_kib(server.pid, 'VmHWM') / 1024:.0f} MiB; grading runs at once: "
-              f"median {statistics.median(busy):g}, max {max(busy)}")
+              f"median {statistics.median(busy):g}, max {max(busy)}; all {args.jobs} busy "
+              f"{100 * full:.0f}% of the rush")
+        runs = [(iso(s.final["finished_at"]) - iso(s.final["started_at"])).total_seconds()
+                for s in graded if s.final.get("started_at") and s.final.get("finished_at")]
         if graded:
             first = min(iso(s.final["started_at"]) for s in graded if s.final.get("started_at"))
             last = max(iso(s.final["finished_at"]) for s in graded if s.final.get("finished_at"))
@@ -449,11 +453,16 @@ def main(argv: list[str] | None = None) -> int:
         stop_server(server)
         server = None
         if not args.no_batch:
-            wall, scores = batch(folder / "class", folder / "batch", args.jobs)
+            wall, scores, batch_runs = batch(folder / "class", folder / "batch", args.jobs)
             print(f"batch --jobs {args.jobs} on the same {len(writers)} files: {wall:.0f} s: "
                   f"{60 * len(writers) / wall:.1f} per minute"
                   + (f"; the server's rate is {100 * (len(graded) / span) / (len(writers) / wall):.0f}% "
                      "of batch's" if graded else ""))
+            if runs:
+                print(f"one grading run, mean wall: {statistics.mean(runs):.2f} s on the server "
+                      f"(started -> finished); batch: {wall * args.jobs / len(writers):.2f} s "
+                      f"a file per slot (wall x jobs / files; the grade's own wall_seconds "
+                      f"mean {statistics.mean(batch_runs):.2f} s)")
             differ = [(s.student_id, s.file.name, s.final.get("score"), scores.get(s.student_id))
                       for s in graded if s.final.get("status") == "done"
                       and s.final.get("score") != scores.get(s.student_id)]
