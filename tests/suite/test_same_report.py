@@ -29,8 +29,12 @@ SLEEPER = HERE / "submissions" / "timing" / "sleeper.py"
 DOUBLE = HERE / "submissions" / "timing" / "double_recursion.py"
 
 SECONDS = re.compile(r"\d[\d,]*(\.\d+)? ?s\b")
-# What a run cost and the sandbox it ran in: machine facts, not verdicts.
-MACHINE_LINES = re.compile(r"^\s*(student code|time limits|isolation|budget|grader's own)\b")
+# What a run cost, how the limits were timed on it and the sandbox it ran in: machine
+# facts, not verdicts. They open the report's footer, where only the tiers too slow and
+# the calls not run are verdicts; a section ("--- item") ends the footer.
+MACHINE = re.compile(r"^(student code|time limits|isolation|budget|grader's own)\b")
+VERDICT = re.compile(r"^(too slow|the time budget)")
+SECTION = re.compile(r"^-{3}")
 
 
 @contextmanager
@@ -56,9 +60,20 @@ def grade(path: Path, folder: Path, tag: str) -> tuple[str, dict]:
 
 
 def report_text(report: str) -> list[str]:
-    """The report without its times and the lines about the machine."""
-    return [SECONDS.sub("# s", line) for line in report.splitlines()
-            if not MACHINE_LINES.match(line)]
+    r"""The report without its times and the paragraphs about the machine.
+
+    >>> report_text("Score: 1\ntime limits: 5 x (3 times\non this run: 2)\ntoo slow: a\n")
+    ['Score: 1', 'too slow: a']
+    """
+    kept, machine = [], False
+    for line in report.splitlines():
+        if MACHINE.match(line):
+            machine = True
+        elif SECTION.match(line):
+            machine = False
+        if not machine or VERDICT.match(line):
+            kept.append(SECONDS.sub("# s", line))
+    return kept
 
 
 def verdicts(results: dict) -> dict:
