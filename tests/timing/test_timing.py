@@ -478,3 +478,18 @@ def test_move_wrapper_is_not_measured_again_where_mm_move_passed_the_same_tier()
     alone = StudentClient(FakeSandbox(ratio=3), SOLVER, TimePolicy(), planned=[position])
     alone.move_wrapper(position)
     assert alone.stats.retries == 1
+
+
+def test_a_timeout_measured_again_says_the_same_words_whichever_measurement_decided():
+    # 110% of the limit: the rounds answer late (within their headroom); 140%: they are
+    # stopped. Either way the vote says "over", and the report must say it in the same
+    # words: which of the measurements the vote kept is not the student's business.
+    import re
+    position = Position.empty(3)
+    words = set()
+    for ratio in (5.5, 7.0):
+        client = grade_with(FakeSandbox(ratio=ratio), positions=[position])
+        (call,) = client.calls
+        assert call.failure.category == "timeout" and client.stats.retries == 1
+        words.add(re.sub(r"\d+\.\d+", "#", call.failure.why))
+    assert len(words) == 1, words
