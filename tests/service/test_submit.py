@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions" / "grader"
 FAST = SUBMISSIONS / "correct_pruned.py"       # correct, graded in a few seconds
@@ -52,6 +54,7 @@ def test_a_link_that_is_not_one_exits_2(tmp_path: Path) -> None:
     assert "is not a submission link" in done.stderr
 
 
+@pytest.mark.grades(2)
 def test_a_correct_file_gets_its_report_and_100_then_the_kept_link_hands_in_a_bug(
         serve, tmp_path: Path) -> None:
     server = start(serve, tmp_path)
@@ -78,6 +81,7 @@ def test_a_correct_file_gets_its_report_and_100_then_the_kept_link_hands_in_a_bu
     assert len(history) == 2
 
 
+@pytest.mark.grades(1)
 def test_refusals_print_the_servers_message_and_exit_1(serve, tmp_path: Path) -> None:
     server = start(serve, tmp_path, "--max-size", "2000", "--per-hour", "1")
     big = tmp_path / "mm_player.py"
