@@ -72,3 +72,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         seconds = scaled_timeout(base, grades, jobs, factor)
         if seconds != base:
             item.add_marker(pytest.mark.timeout(seconds))
+
+
+@pytest.fixture
+def load_factor() -> float:
+    """How much busier than its cores the machine is (1 when it is not): a test's bound on
+    how long something takes, for containment not speed, is multiplied by it."""
+    return machine_factor()

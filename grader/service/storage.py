@@ -66,7 +66,8 @@ CREATE TABLE IF NOT EXISTS submissions (
     error TEXT,
     seconds REAL,
     late INTEGER NOT NULL DEFAULT 0,
-    config TEXT NOT NULL DEFAULT 'default'
+    config TEXT NOT NULL DEFAULT 'default',
+    regrade INTEGER NOT NULL DEFAULT 0   -- 1: queued again by the instructor; graded after hand-ins
 );
 CREATE INDEX IF NOT EXISTS submissions_status ON submissions (status, id);
 CREATE INDEX IF NOT EXISTS submissions_student ON submissions (student, id);
@@ -215,6 +216,10 @@ class Store:
         self._writing: int | None = None               # the thread inside a transaction
         with self._lock:
             self._db.executescript(_SCHEMA)
+            columns = {row["name"] for row in self._db.execute("PRAGMA table_info(submissions)")}
+            if "regrade" not in columns:      # a store made before regrades queued last
+                self._db.execute("ALTER TABLE submissions ADD COLUMN regrade INTEGER NOT NULL "
+                                 "DEFAULT 0")
         with self._transaction() as db:
             db.execute("INSERT OR IGNORE INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
 
@@ -426,13 +431,15 @@ class Store:
 
         The limits are checked in the same transaction as the insert, so two uploads at
         once cannot both pass them: InFlight when ``one_in_flight`` and one is queued or
-        running; TooMany when ``per_hour`` were received in the hour before."""
+        running (a regrade the instructor queued does not count: the student may hand in
+        meanwhile); TooMany when ``per_hour`` were received in the hour before."""
         digest = hashlib.sha256(data).hexdigest()
         now = received_at or utc_now()
         with self._transaction() as db:
             if one_in_flight:
                 row = db.execute(f"SELECT {_COLUMNS} FROM submissions WHERE student = ? AND "
-                                 "status IN ('queued', 'running') ORDER BY id LIMIT 1",
+                                 "status IN ('queued', 'running') AND regrade = 0 "
+                                 "ORDER BY id LIMIT 1",
                                  (student,)).fetchone()
                 if row is not None:
                     raise InFlight(_row(row))
@@ -487,10 +494,10 @@ class Store:
             "ORDER BY received_at", (student, since))]
 
     def queue_position(self, submission_id: int) -> int:
-        """1 for the next one to be graded; 0 when it is not waiting."""
-        row = self._one("SELECT COUNT(*) AS ahead FROM submissions WHERE status = 'queued' "
-                        "AND id <= ? AND EXISTS (SELECT 1 FROM submissions WHERE id = ? AND "
-                        "status = 'queued')", (submission_id, submission_id))
+        """1 for the next one to be graded; 0 when it is not waiting (claim_next's order)."""
+        row = self._one("SELECT COUNT(*) AS ahead FROM submissions AS s, submissions AS me "
+                        "WHERE me.id = ? AND me.status = 'queued' AND s.status = 'queued' "
+                        "AND (s.regrade, s.id) <= (me.regrade, me.id)", (submission_id,))
         return int(row["ahead"]) if row is not None else 0
 
     def counts(self) -> dict[str, int]:
@@ -511,11 +518,12 @@ class Store:
             "ORDER BY finished_at DESC LIMIT ?", (limit,))]
 
     def claim_next(self, worker: str, config: str | None = None) -> SubmissionRow | None:
-        """Atomically take the oldest queued submission: it is now running on ``worker``
-        (``config``: what it is graded under, when known)."""
+        """Atomically take the oldest queued submission, hand-ins before the instructor's
+        regrades (a student waiting at a deadline does not wait behind the whole class): it
+        is now running on ``worker`` (``config``: what it is graded under, when known)."""
         with self._transaction() as db:
             row = db.execute("SELECT id FROM submissions WHERE status = 'queued' "
-                             "ORDER BY id LIMIT 1").fetchone()
+                             "ORDER BY regrade, id LIMIT 1").fetchone()
             if row is None:
                 return None
             db.execute("UPDATE submissions SET status = 'running', attempts = attempts + 1, "
@@ -574,14 +582,15 @@ class Store:
         with self._transaction() as db:
             return db.execute("UPDATE submissions SET status = 'queued', attempts = 0, "
                               "worker = NULL, started_at = NULL, finished_at = NULL, "
-                              "error = NULL WHERE id = ? AND status IN ('done', 'error')",
+                              "error = NULL, regrade = (status = 'done') "
+                              "WHERE id = ? AND status IN ('done', 'error')",
                               (submission_id,)).rowcount == 1
 
     def queue(self) -> list[SubmissionRow]:
         """What is waiting or running, in the order it will be (is being) graded."""
         return [_row(row) for row in self._query(
             f"SELECT {_COLUMNS} FROM submissions WHERE status IN ('queued', 'running') "
-            "ORDER BY status = 'queued', id")]
+            "ORDER BY status = 'queued', regrade, id")]
 
     def all_submissions(self) -> Iterator[SubmissionRow]:
         """Every submission, oldest first."""
@@ -757,7 +766,8 @@ def regrade_submissions(store: Store, submission_ids: Iterable[int]) -> list[int
                            "results_json, report_text, error, config, ? FROM submissions "
                            "WHERE id = ?", (now, number))
             db.execute("UPDATE submissions SET status = 'queued', attempts = 0, worker = NULL, "
-                       "started_at = NULL, finished_at = NULL, error = NULL WHERE id = ?",
+                       "started_at = NULL, finished_at = NULL, error = NULL, regrade = 1 "
+                       "WHERE id = ?",
                        (number,))
             queued.append(number)
     return queued

@@ -11,7 +11,7 @@ import pytest
 
 from grader.service import auth
 from grader.service.storage import (MAX_ATTEMPTS, InFlight, Store, TooMany, format_time,
-                                    parse_time)
+                                    parse_time, regrade_submissions)
 
 
 @pytest.fixture
@@ -99,6 +99,51 @@ def test_a_failed_run_is_retried_once_then_error_and_an_instructor_retry_queues_
     assert status == "error" and store.submission(number).status == "error"
     assert store.claim_next("w") is None
     assert store.retry(number) and store.submission(number).status == "queued"
+
+
+def test_hand_ins_are_graded_before_the_instructors_regrades_and_are_not_held_by_them(
+        store: Store):
+    def grade_all() -> list[int]:
+        order = []
+        while (row := store.claim_next("w")) is not None:
+            store.finish(row.id, score=100, max_score=100, results_json="{}", report_text="",
+                         seconds=1)
+            order.append(row.id)
+        return order
+
+    alice = store.add_submission("alice", "a.py", b"x\n", late=False, config="c").id
+    bob = store.add_submission("bob", "b.py", b"x\n", late=False, config="c").id
+    assert grade_all() == [alice, bob]
+    assert regrade_submissions(store, [alice, bob]) == [alice, bob]
+    # Alice hands in while her old file waits for its regrade: taken, and graded first.
+    newer = store.add_submission("alice", "a.py", b"y\n", late=False, config="c",
+                                 one_in_flight=True).id
+    assert [row.id for row in store.queue()] == [newer, alice, bob]
+    assert [store.queue_position(n) for n in (newer, alice, bob)] == [1, 2, 3]
+    assert grade_all() == [newer, alice, bob]
+    # A retry of a submission that ended in error is a first grade again, not a regrade.
+    errored = store.add_submission("bob", "b.py", b"z\n", late=False, config="c").id
+    for _ in range(MAX_ATTEMPTS):
+        store.claim_next("w")
+        store.fail(errored, "it hung")
+    assert regrade_submissions(store, [alice]) == [alice]
+    assert store.retry(errored)
+    assert grade_all() == [errored, alice]
+
+
+def test_a_store_from_before_regrades_queued_last_opens_and_keeps_its_rows(tmp_path: Path):
+    path = tmp_path / "old.sqlite3"
+    store = Store(path, b"k" * 32)
+    store.upsert_students([("alice", "Alice", "")])
+    number = store.add_submission("alice", "a.py", b"x\n", late=False, config="c").id
+    store.close()
+    old = sqlite3.connect(path)                      # the column an older version lacked
+    old.execute("ALTER TABLE submissions DROP COLUMN regrade")
+    old.commit()
+    old.close()
+    again = Store(path, b"k" * 32)
+    assert again.claim_next("w").id == number
+    again.close()
 
 
 def test_after_a_crash_running_rows_are_queued_again_with_the_attempt_counted(store: Store,

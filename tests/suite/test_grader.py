@@ -84,6 +84,7 @@ def test_correct_solutions_get_full_marks(graded, name):
     ("bug_draws_as_losses", {"scores", "finished boards"}, {"board untouched"}),
     ("bug_opponent_move", {"moves", "game play"}, {"scores", "finished boards"}),
     ("bug_mutates_board", {"board untouched"}, {"scores", "moves", "finished boards"}),
+    ("bug_no_clone", {"board untouched", "scores", "moves"}, {"finished boards", "time"}),
     ("bug_reverse_wrong", {"reverse games", "finished boards"}, {"scores", "moves", "other sizes"}),
     ("bug_only_3x3", {"other sizes"}, {"scores", "moves", "game play"}),
     ("bug_no_move_when_losing", {"other sizes", "reverse games"}, {"scores", "finished boards"}),
@@ -97,6 +98,17 @@ def test_each_classic_bug_loses_the_right_items(graded, name, must_lose, must_ke
     assert must_lose <= lost(results), (lost(results), output)
     assert not (must_keep & lost(results)), (lost(results), output)
     assert 0 <= results["score"] < 100
+
+
+@uses_graded
+def test_a_changed_board_is_named_first_as_the_likely_cause(graded):
+    _, output, _ = graded["bug_no_clone"]
+    summary, _, details = output.partition("\n[")
+    assert "The likely cause of the other failures: mm_move changes the board" in summary
+    assert "board.clone()" in summary
+    # Every board printed is labelled, before and after the call.
+    assert "board before the call:" in details and "board after the call:" in details
+    assert len(output.splitlines()) < 200   # grouped by cause, not a page per failure
 
 
 @uses_graded

@@ -77,6 +77,10 @@ def grade(submission: Path, out: Path, config: str | None = None,
     return done.returncode, done.stdout + done.stderr, results
 
 
+# Any test may be the first to use `graded`: four grades, two of them at a time.
+pytestmark = pytest.mark.grades(4, jobs=2)
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory):
     """name -> (exit status, output, results.json) of each grading run, two at a time."""
