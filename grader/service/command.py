@@ -147,7 +147,7 @@ def _entry(entry: Any) -> tuple[str, str, str]:
 
 def import_roster(store: Store, path: Path) -> tuple[int, int]:
     """Read ``path`` with the instructor side's roster reader and update the students."""
-    from grader.service.roster import read_roster
+    from grader.classroom.roster import read_roster
     return store.upsert_students([_entry(entry) for entry in read_roster(path)])
 
 

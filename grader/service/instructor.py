@@ -42,7 +42,7 @@ from grader.classroom import summary
 from grader.classroom.state import graded_under
 from grader.service import auth, classbook, storage
 from grader.service.app import CSP, file_response, render, render_submission
-from grader.service.roster import RosterError, parse_roster
+from grader.classroom.roster import RosterError, parse_roster
 from grader.suite import table, writers
 from grader.suite.config import DEFAULT_CONFIG, Config, ConfigError, grader_version
 

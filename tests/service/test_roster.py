@@ -1,5 +1,6 @@
-"""grader.service.roster: the roster CSVs an instructor has (plain, Canvas, Moodle,
-Gradescope), their encodings, and the mistakes that refuse them with a message."""
+"""grader.classroom.roster (read by ``batch --roster`` and by the service): the roster CSVs
+an instructor has (plain, Canvas, Moodle, Gradescope), their encodings, and the mistakes
+that refuse them with a message."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from grader.service.roster import (RosterEntry, RosterError, load_roster, parse_roster,
-                                   read_roster)
+from grader.classroom.roster import (RosterEntry, RosterError, load_roster, parse_roster,
+                                     read_roster)
 
 
 def write(tmp_path: Path, data: bytes | str, name: str = "roster.csv") -> Path:
@@ -34,16 +35,20 @@ def test_headers_are_matched_whatever_their_case_and_spelling(tmp_path, header):
 
 def test_canvas_gradebook_export(tmp_path):
     """Canvas: Student is "Last, First"; ID is the id of Canvas's download file names (what
-    batch reads) and wins over SIS User ID; the "Points Possible" line is no student; there
-    is no email."""
+    batch reads) and wins over SIS User ID, which is kept with SIS Login ID and Section (its
+    grade import wants them back); the "Points Possible" line is no student; there is no
+    email."""
     path = write(tmp_path,
                  "Student,ID,SIS User ID,SIS Login ID,Section,Minimax (123)\n"
                  "    Points Possible,,,,,100\n"
                  '"Lovelace, Ada",12345,S001,ada,Section 1,\n'
                  '"Hopper, Grace",67890,S002,grace,Section 1,\n')
     roster = load_roster(path)
-    assert roster.entries == (RosterEntry("12345", "Lovelace, Ada"),
-                              RosterEntry("67890", "Hopper, Grace"))
+    assert roster.entries == (RosterEntry("12345", "Lovelace, Ada", "", "S001", "ada",
+                                          "Section 1"),
+                              RosterEntry("67890", "Hopper, Grace", "", "S002", "grace",
+                                          "Section 1"))
+    assert roster.canvas
     assert any("no email column" in note for note in roster.notes)
 
 

@@ -1,16 +1,21 @@
 """Reading a class roster: a CSV with a student id, a name and an email on each line.
 
+Read by ``batch --roster`` (who handed in nothing, whose submission is whose) and by the
+submission page (``grader serve``: who may sign in).
+
 The first line names the columns. ``id,name,email`` is the plain form; the exports of the
 LMSes are read too, their headers matched case-insensitively (Canvas's gradebook: Student,
 ID, SIS User ID; Moodle's: First name, Last name, ID number, Email address; Gradescope's
-roster: First Name, Last Name, SID, Email). Only the id is required. UTF-8 (with or
+roster: First Name, Last Name, SID, Email). Only the id is required. Canvas's other ids
+and its section are kept too (``sis_id``, ``login_id``, ``section``): its grade import wants
+them back. UTF-8 (with or
 without Excel's byte-order mark), UTF-16 with a byte-order mark, or else Windows-1252
 (with a note); commas, semicolons or tabs between cells. Any mistake refuses the whole
 file with a message that names the lines, so a roster is never half imported.
 
 >>> roster = parse_roster("id,name,email\\nalice,Alice A,alice@example.org\\n".encode())
->>> roster.entries
-(RosterEntry(student_id='alice', name='Alice A', email='alice@example.org'),)
+>>> roster.entries[0].name, roster.entries[0].email
+('Alice A', 'alice@example.org')
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ NAME_ALIASES = ("name", "full name", "fullname", "student name", "student", "dis
 FIRST_ALIASES = ("first name", "firstname", "given name", "first")
 LAST_ALIASES = ("last name", "lastname", "surname", "family name", "last")
 EMAIL_ALIASES = ("email", "e mail", "email address", "e mail address", "mail")
+# Canvas's gradebook export: kept beside its "ID" (the Canvas user id) for its grade import.
+SIS_ID_ALIASES = ("sis user id",)
+LOGIN_ALIASES = ("sis login id", "login id")
+SECTION_ALIASES = ("section", "sections")
 # Canvas's gradebook export has a second line of points, not a student.
 _CANVAS_POINTS = "points possible"
 
@@ -57,6 +66,9 @@ class RosterEntry:
     student_id: str
     name: str = ""
     email: str = ""
+    sis_id: str = ""       # Canvas's SIS User ID, when the id is its Canvas user id ("ID")
+    login_id: str = ""     # Canvas's SIS Login ID
+    section: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,7 @@ class Roster:
     entries: tuple[RosterEntry, ...]
     notes: tuple[str, ...] = ()
     columns: tuple[str, ...] = ()     # the columns used: id, name, email (as headed)
+    canvas: bool = False              # Canvas's gradebook export: the ids are Canvas user ids
 
 
 def read_roster(path: Path) -> list[RosterEntry]:
@@ -75,8 +88,8 @@ def read_roster(path: Path) -> list[RosterEntry]:
     >>> import tempfile
     >>> path = Path(tempfile.mkdtemp()) / "roster.csv"
     >>> _ = path.write_text("SID,Email,First Name,Last Name\\n42,ada@x.org,Ada,Lovelace\\n")
-    >>> read_roster(path)
-    [RosterEntry(student_id='42', name='Ada Lovelace', email='ada@x.org')]
+    >>> read_roster(path) == [RosterEntry("42", "Ada Lovelace", "ada@x.org")]
+    True
     """
     return list(load_roster(path).entries)
 
@@ -126,8 +139,8 @@ remove or correct the extra lines): 'a' on lines 2 and 4
     header_line, header = numbered[0]
     columns = _columns(header, source)
     if columns.email is None:
-        notes.append(f"{source} has no email column (the sign-in links CSV will have empty "
-                     "emails); the columns found: " + _listed(header))
+        notes.append(f"{source} has no email column (the students' emails will be empty); "
+                     "the columns found: " + _listed(header))
     entries, problems = _entries(numbered[1:], columns)
     problems += _duplicates(entries)
     if problems:
@@ -137,7 +150,8 @@ remove or correct the extra lines): 'a' on lines 2 and 4
                           f"(line {header_line}: {_listed(header)})")
     used = tuple(header[index] for index in (columns.student_id, columns.name,
                                              columns.email) if index is not None)
-    return Roster(tuple(entry for _, entry in entries), tuple(notes), used)
+    canvas = _normal(header[columns.student_id]) == "id" and columns.sis_id is not None
+    return Roster(tuple(entry for _, entry in entries), tuple(notes), used, canvas)
 
 
 def _decode(data: bytes, source: str) -> tuple[str, list[str]]:
@@ -178,6 +192,9 @@ class _Columns:
     first: int | None = None
     last: int | None = None
     email: int | None = None
+    sis_id: int | None = None
+    login_id: int | None = None
+    section: int | None = None
 
 
 def _normal(header: str) -> str:
@@ -199,8 +216,11 @@ def _columns(header: list[str], source: str) -> _Columns:
             f"{source} has no column for the student id; the columns found: "
             f"{_listed(header)}. The first line must name the columns, e.g. id,name,email "
             "(also understood: student_id, SID, SIS User ID, ID number, username)")
+    others = [(_find(normal, aliases)) for aliases in (SIS_ID_ALIASES, LOGIN_ALIASES)]
     return _Columns(student_id, _find(normal, NAME_ALIASES), _find(normal, FIRST_ALIASES),
-                    _find(normal, LAST_ALIASES), _find(normal, EMAIL_ALIASES))
+                    _find(normal, LAST_ALIASES), _find(normal, EMAIL_ALIASES),
+                    *(index if index != student_id else None for index in others),
+                    _find(normal, SECTION_ALIASES))
 
 
 def _listed(header: list[str]) -> str:
@@ -228,7 +248,10 @@ def _entries(rows: list[tuple[int, list[str]]],
         if problem:
             problems.append(f"line {number}: {problem}")
             continue
-        entries.append((number, RosterEntry(student_id, name, _cell(row, columns.email))))
+        entries.append((number, RosterEntry(student_id, name, _cell(row, columns.email),
+                                            _cell(row, columns.sis_id),
+                                            _cell(row, columns.login_id),
+                                            _cell(row, columns.section))))
     return entries, problems
 
 
