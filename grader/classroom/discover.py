@@ -2,8 +2,9 @@
 
 A folder or an unpacked zip holds one entry per student: ``alice.py``, a folder, or the
 names Moodle, Canvas and Gradescope give their downloads (``HELP_EPILOG`` in
-``grader.classroom.command`` says which). Nothing here grades or writes outside the
-scratch folder a zip is unpacked into.
+``grader.classroom.command`` says which); a Gradescope export's ``submission_metadata.yml``
+says whose each of its folders is (``grader.classroom.people``). Nothing here grades or
+writes outside the scratch folder a zip is unpacked into.
 
 >>> student_id_of("lastfirst_LATE_12345_67890_mm_player.py", is_dir=False)
 ('12345', 'lastfirst', True)
@@ -19,6 +20,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
+from grader.classroom.people import (METADATA_FILE, MetadataError, Person,
+                                     read_gradescope_metadata, time_text)
 from grader.classroom.unpack import SubmissionsError, extract_zip
 
 MAX_SOURCE_BYTES = 5 * 1024 * 1024        # a .py file larger than this is not graded
@@ -45,8 +48,12 @@ class Submission:
     path: Path | None             # the .py file to grade; None when it is not graded
     problem: str | None = None    # why it is not graded ("empty folder", ...)
     source: str = ""              # where it was found, relative to SUBMISSIONS
-    name: str = ""                # the student's name, when the LMS's file name tells it
-    late: bool = False            # Canvas marked it LATE
+    name: str = ""                # the student's name (names: a group's), when the LMS tells
+    late: bool = False            # Canvas marked it LATE; Gradescope's time is past the due date
+    lms: str = ""                 # whose naming rule found it: canvas, moodle, gradescope or ""
+    people: tuple[Person, ...] = ()   # whose it is, as far as the export and roster tell
+    submitted_at: str = ""        # when it was handed in (ISO 8601), when the export tells
+    roster: str = ""              # with a roster: whether it matched (grader.classroom.records)
 
 
 @dataclass(frozen=True)
@@ -56,6 +63,7 @@ class _Identity:
     late: bool = False
     grouped: bool = False      # one of several files of a student (Canvas, flat Moodle)
     file_name: str = ""        # the file's own name, without the LMS's prefix
+    lms: str = ""
 
 
 def student_id_of(entry_name: str, is_dir: bool) -> tuple[str, str, bool]:
@@ -79,16 +87,16 @@ def _identify(entry_name: str, is_dir: bool) -> _Identity:
     if moodle:
         rest = moodle["rest"] or ""
         return _Identity(moodle["id"], moodle["name"], grouped=not is_dir and bool(rest),
-                         file_name=rest)
+                         file_name=rest, lms="moodle")
     if is_dir:
         gradescope = _GRADESCOPE.match(entry_name)
         if gradescope:
-            return _Identity(gradescope["id"])
+            return _Identity(gradescope["id"], lms="gradescope")
         return _Identity(_clean_id(entry_name))
     canvas = _CANVAS.match(entry_name)
     if canvas:
         return _Identity(canvas["id"], canvas["name"], bool(canvas["late"]), grouped=True,
-                         file_name=canvas["rest"])
+                         file_name=canvas["rest"], lms="canvas")
     stem = entry_name[:-3] if entry_name.endswith(".py") else Path(entry_name).stem
     return _Identity(_clean_id(stem), file_name=entry_name)
 
@@ -105,7 +113,8 @@ def find_submissions(source: Path, work: Path) -> tuple[list[Submission], list[s
     """Every submission in ``source`` (a folder, or a zip unpacked into ``work``), by id.
 
     Returns the submissions sorted by student id, and warnings about the zip
-    (entries skipped as unsafe). Problems of single submissions (an empty
+    (entries skipped as unsafe) and about a Gradescope export's metadata (unreadable: the
+    rows keep Gradescope's submission ids). Problems of single submissions (an empty
     folder, two submissions with one id, a binary file, ...) are not errors:
     they come back as submissions with a ``problem``.
 
@@ -129,7 +138,40 @@ def find_submissions(source: Path, work: Path) -> tuple[list[Submission], list[s
         root = _unwrap(root)
     else:
         raise SubmissionsError(f"{source}: neither a folder nor a .zip file")
-    return _collect(root), warnings
+    submissions = _collect(root)
+    if (root / METADATA_FILE).is_file():
+        submissions, more = _with_metadata(submissions, root / METADATA_FILE)
+        warnings += more
+    return submissions, warnings
+
+
+def _with_metadata(submissions: list[Submission],
+                   path: Path) -> tuple[list[Submission], list[str]]:
+    """The Gradescope submissions with their submitters, time and lateness from ``path``;
+    when it cannot be read, they are kept as they are (ids only) with a warning."""
+    try:
+        metadata = read_gradescope_metadata(path)
+    except MetadataError as problem:
+        return submissions, [f"{problem}; the Gradescope submissions keep their submission "
+                             "ids, without names, SIDs or emails"]
+    warnings = list(metadata.warnings)
+    found, unknown = [], []
+    for submission in submissions:
+        handed = metadata.submissions.get(submission.student_id)
+        if submission.lms != "gradescope":
+            found.append(submission)
+        elif handed is None:
+            unknown.append(submission.student_id)
+            found.append(submission)
+        else:
+            found.append(replace(submission, people=handed.people,
+                                 name="; ".join(p.name for p in handed.people if p.name),
+                                 late=handed.late, submitted_at=time_text(handed.submitted_at)))
+    if unknown:
+        warnings.append(f"{path.name} does not name the submitters of "
+                        + ", ".join(f"submission_{number}" for number in unknown[:5])
+                        + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""))
+    return found, warnings
 
 
 def _unwrap(root: Path) -> Path:
@@ -160,8 +202,11 @@ def _collect(root: Path) -> list[Submission]:
 
 def _submission(root: Path, entries: list[tuple[Path, _Identity]]) -> Submission:
     identity = entries[0][1]
+    people = ((Person(identity.name, canvas_id=identity.student_id),) if identity.lms == "canvas"
+              else (Person(identity.name),) if identity.lms == "moodle" else ())
     base: dict[str, Any] = dict(student_id=identity.student_id, name=identity.name,
-                                late=any(other.late for _, other in entries))
+                                late=any(other.late for _, other in entries),
+                                lms=identity.lms, people=people)
     sources = ", ".join(_relative(entry, root) for entry, _ in entries)
     if len(entries) > 1 and not all(other.grouped for _, other in entries):
         return Submission(**base, path=None, source=sources,

@@ -7,6 +7,10 @@ here grades, prints, or reads anything but those. (The summary page: ``summary``
 >>> rows = [not_graded_row("bob", "empty folder"), Row("alice", "graded", 80.0, 100.0)]
 >>> rows[0].status
 'not graded: empty folder'
+
+The columns after the scores say whose a row is: ``name``, ``sid`` and ``email`` (each
+"; "-separated for a group's submitters), when it was handed in (``submitted_at``), and,
+with a roster, whether its student is on it (``roster``).
 """
 
 from __future__ import annotations
@@ -16,15 +20,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from grader.classroom.people import Person
 from grader.judge.results import NO_ANSWER
 from grader.suite import table, writers
 from grader.suite.config import describe
 
 # After table.csv_header's columns; config: the fingerprint of what the row was graded
 # under (grader.suite.config.GradedUnder), so that a class graded twice shows it.
-EXTRA_COLUMNS = ["late", "name", "source", "no_answer", "config"]
+EXTRA_COLUMNS = ["late", "name", "source", "no_answer", "config", "sid", "email",
+                 "submitted_at", "roster"]
 UNRECORDED = "unrecorded"      # the config of a result from a grader that did not record it
 NOT_GRADED = "not graded"
+NO_SUBMISSION = "no submission"   # the reason of a roster's student who handed in nothing
 
 
 
@@ -51,7 +58,8 @@ class Row:
 
     ``status`` is ``"graded"``, ``"grader error"``, ``"not run: KIND"`` (the
     submission could not be run: a syntax error, ...) or ``"not graded: WHY"``
-    (the batch could not grade it: an empty folder, a duplicate id, ...).
+    (the batch could not grade it: an empty folder, a duplicate id, ...; "not graded: no
+    submission" is a student on the roster who handed in nothing).
     """
 
     student_id: str
@@ -66,16 +74,26 @@ class Row:
     source: str = ""
     config: str = ""                  # the fingerprint it was graded under ("": not graded)
     config_text: str = ""             # ...in words (grader.suite.config.describe)
+    people: tuple[Person, ...] = ()   # whose it is (a group's submitters), as far as known
+    submitted_at: str = ""            # ISO 8601, when the export tells
+    roster: str = ""                  # with a roster: whether its student is on it
+
+    @property
+    def missing(self) -> bool:
+        """A student on the roster who handed in nothing (whatever score was given)."""
+        return self.status == f"{NOT_GRADED}: {NO_SUBMISSION}"
 
     @property
     def ran(self) -> bool:
         """Graded, and the submission could be run (so its items say something)."""
-        return self.score is not None and not self.status.startswith("not run")
+        return (self.score is not None and not self.status.startswith("not run")
+                and not self.status.startswith(NOT_GRADED))
 
 
 
 def row_from_results(student_id: str, data: dict[str, Any], name: str = "",
-                     late: bool = False, source: str = "") -> Row:
+                     late: bool = False, source: str = "", people: tuple[Person, ...] = (),
+                     submitted_at: str = "", roster: str = "") -> Row:
     """The row of a submission from its Gradescope results.json (``grade --json``).
 
     >>> data = {"score": 15.0, "tests": [{"name": "scores", "score": 15.0,
@@ -108,7 +126,8 @@ def row_from_results(student_id: str, data: dict[str, Any], name: str = "",
                _number(extra.get("student_cpu_seconds")),
                wall if wall is not None else _number(data.get("execution_time")),
                name, late, source, str(fingerprint or UNRECORDED),
-               describe(recorded if isinstance(recorded, dict) else None))
+               describe(recorded if isinstance(recorded, dict) else None),
+               people, submitted_at, roster)
 
 
 
@@ -122,13 +141,15 @@ def _state(test: dict[str, Any]) -> str:
 
 
 def not_graded_row(student_id: str, reason: str, name: str = "", late: bool = False,
-                   source: str = "") -> Row:
+                   source: str = "", people: tuple[Person, ...] = (), submitted_at: str = "",
+                   roster: str = "") -> Row:
     """The row of a submission the batch could not grade, with the reason.
 
     >>> not_graded_row("carol", "duplicate student id").score is None
     True
     """
-    return Row(student_id, f"{NOT_GRADED}: {reason}", name=name, late=late, source=source)
+    return Row(student_id, f"{NOT_GRADED}: {reason}", name=name, late=late, source=source,
+               people=people, submitted_at=submitted_at, roster=roster)
 
 
 
@@ -152,12 +173,13 @@ def item_names(rows: Iterable[Row]) -> list[str]:
 
 def gradebook_columns(names: Sequence[str]) -> list[str]:
     """``grade --csv``'s columns (table.csv_header), then late, name, source, the
-    items on which no call gave an answer (nothing judged, no points: "no_answer"), and
-    the fingerprint of the configuration and grader version it was graded under.
+    items on which no call gave an answer (nothing judged, no points: "no_answer"), the
+    fingerprint of the configuration and grader version it was graded under, and whose
+    it is: SIDs, emails, when it was handed in and whether its student is on the roster.
 
-    >>> gradebook_columns(["scores"])
-    ['student_id', 'score', 'max_score', 'scores', 'status', 'cpu_seconds', 'wall_seconds', \
-'late', 'name', 'source', 'no_answer', 'config']
+    >>> gradebook_columns(["scores"])[-10:]
+    ['wall_seconds', 'late', 'name', 'source', 'no_answer', 'config', 'sid', 'email', \
+'submitted_at', 'roster']
     """
     for name in names:
         if name in EXTRA_COLUMNS:
@@ -187,6 +209,10 @@ def gradebook_csv(rows: Sequence[Row]) -> str:
             "source": row.source,
             "no_answer": "; ".join(item.name for item in row.items if item.unanswered),
             "config": row.config,
+            "sid": "; ".join(person.sid for person in row.people if person.sid),
+            "email": "; ".join(person.email for person in row.people if person.email),
+            "submitted_at": row.submitted_at,
+            "roster": row.roster,
         }
         for item in row.items:
             line[item.name] = cell(item.score)

@@ -189,15 +189,23 @@ def changed_message(plan: Plan, folder: OutputFolder, expected: GradedUnder) -> 
     return "\n".join(lines)
 
 
+# Why a submission has no result yet: the batch is on its way to it, or was stopped first.
+WAITING = "waiting its turn (the batch is still grading)"
+INTERRUPTED = ("the batch was stopped before grading it; run the same command again to "
+               "grade it")
+
+
 def row_for(submission: Submission, folder: OutputFolder,
-            failure: str | None = None) -> gradebook.Row:
-    """The gradebook row of ``submission`` from what DIR holds now."""
+            failure: str | None = None, pending: str = WAITING) -> gradebook.Row:
+    """The gradebook row of ``submission`` from what DIR holds now (``pending``: why it has
+    no result when its grading has not ended)."""
     extra: dict[str, Any] = dict(name=submission.name, late=submission.late,
-                                 source=submission.source)
+                                 source=submission.source, people=submission.people,
+                                 submitted_at=submission.submitted_at,
+                                 roster=submission.roster)
     if submission.problem is not None:
         return gradebook.not_graded_row(submission.student_id, submission.problem, **extra)
     data = folder.load_result(submission.student_id)
     if data is not None:
         return gradebook.row_from_results(submission.student_id, data, **extra)
-    return gradebook.not_graded_row(submission.student_id, failure or "not graded yet",
-                                    **extra)
+    return gradebook.not_graded_row(submission.student_id, failure or pending, **extra)
