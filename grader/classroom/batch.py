@@ -13,7 +13,9 @@ The output folder (``grader.classroom.state``)::
     DIR/results/ID.json    Gradescope's results.json of each graded submission (the truth)
     DIR/reports/ID.txt     the text report of each graded submission (for the student)
     DIR/logs/ID.log        what the grader said when it could not grade a submission
-    DIR/gradebook.csv      one row per submission (see grader.classroom.gradebook)
+    DIR/gradebook.csv      one row per submission (see grader.classroom.gradebook), and
+                           per roster student who handed in nothing (grader.classroom.records)
+    DIR/gradebook-canvas.csv, gradebook-moodle.csv   as each LMS imports them (``lms``)
     DIR/summary.html       the class summary page (see grader.classroom.summary)
     DIR/similarity.csv     with ``similarity``: pairs that share code (grader.classroom.similarity)
     DIR/similarity/        ...and the most similar pairs side by side
@@ -32,13 +34,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from grader.classroom import gradebook, summary
+from grader.classroom import gradebook, lms, summary
 from grader.classroom.discover import Submission
+from grader.classroom.records import Matched, match_roster, missing_row
+from grader.classroom.roster import Roster
 from grader.classroom.run import (DEFAULT_TIMEOUT, GRACE_SECONDS, Attempt, GradingOptions, Job,
                                   Runner)
 from grader.classroom.similarity import Similarity, SimilarityOptions, compare_and_write
-from grader.classroom.state import (ConfigurationChangedError, OutputFolder, Plan,
-                                    changed_message, graded_under, plan_batch, row_for)
+from grader.classroom.state import (INTERRUPTED, ConfigurationChangedError, OutputFolder,
+                                    Plan, changed_message, graded_under, plan_batch, row_for)
 from grader.suite import writers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -50,7 +54,10 @@ class BatchOptions:
     """How a batch runs: where it writes, what it regrades (``regrade``: everything;
     ``regrade_changed``: what was graded under another configuration or grader version),
     how long a run may take, and whether it compares the submissions' code (never a
-    grade: see ``similarity``)."""
+    grade: see ``similarity``); and the books around the grades: the class's ``roster``
+    (who handed in nothing: a score of 0 with ``missing_zero``), and the gradebooks an
+    LMS imports (``lms_formats``: "canvas", "moodle"; the grade column named
+    ``assignment``; a student in several submissions: their ``choice``, latest or best)."""
 
     out: Path
     grading: GradingOptions = GradingOptions()
@@ -58,6 +65,11 @@ class BatchOptions:
     regrade_changed: bool = False
     timeout: float | None = DEFAULT_TIMEOUT
     similarity: SimilarityOptions | None = None
+    roster: Roster | None = None
+    missing_zero: bool = False
+    lms_formats: tuple[str, ...] = ()
+    assignment: str = lms.DEFAULT_ASSIGNMENT
+    choice: str = "latest"
 
 
 @dataclass(frozen=True)
@@ -100,8 +112,10 @@ class BatchOutcome:
     graded: tuple[str, ...] = ()     # student ids graded (or regraded) by this batch
     failed: tuple[str, ...] = ()     # student ids whose grading run failed (no result)
     interrupted: bool = False
-    rows: tuple[gradebook.Row, ...] = field(default=(), repr=False)
+    rows: tuple[gradebook.Row, ...] = field(default=(), repr=False)   # with the missing
     similarity: Similarity | None = field(default=None, repr=False)
+    matched: Matched | None = field(default=None, repr=False)        # with a roster
+    lms_books: tuple[lms.LmsGradebook, ...] = field(default=(), repr=False)
 
     @property
     def exit_code(self) -> int:
@@ -131,6 +145,11 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
     """
     folder = OutputFolder(options.out)
     stop = stop or threading.Event()
+    formats = tuple(lms.lms_format(name) for name in options.lms_formats)   # fail early
+    matched = None
+    if options.roster is not None:
+        matched = match_roster(submissions, options.roster)
+        submissions = list(matched.submissions)
     with folder.locked():
         folder.prepare()
         expected = graded_under(options.grading)
@@ -146,7 +165,7 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
             except KeyboardInterrupt:
                 stop.set()
         state = _BatchState(folder, submissions, progress or _Silent(), len(plan.to_grade),
-                            found)
+                            found, _Books(options, formats, matched))
         state.write_books()
         state.progress.started(plan)
         try:
@@ -172,14 +191,14 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
             # The results are the truth: build the books from them once more, so that a
             # result written just before an interruption is never missing from them.
             state.rows = {submission.student_id: row_for(submission, folder,
-                                                         state.failures.get(submission.student_id))
+                                                         state.failures.get(submission.student_id),
+                                                         INTERRUPTED)
                           for submission in submissions}
             state.write_books()
             shutil.rmtree(folder.pending, ignore_errors=True)
     failed = tuple(sorted(sid for sid in state.failures if sid not in state.graded))
     return BatchOutcome(plan, tuple(state.graded), failed, stop.is_set(),
-                        tuple(state.rows[submission.student_id] for submission in submissions),
-                        found)
+                        tuple(state.ordered()), found, matched, state.lms_books)
 
 
 def _sources(submissions: list[Submission]) -> dict[str, Path]:
@@ -197,13 +216,33 @@ def _submit(runner: Runner, job: Job) -> concurrent.futures.Future:
         return future
 
 
+@dataclass(frozen=True)
+class _Books:
+    """What the books hold besides the submissions' rows, and the LMS gradebooks to write."""
+
+    options: BatchOptions
+    formats: tuple[lms.LmsFormat, ...] = ()
+    matched: Matched | None = None
+
+    def missing_rows(self, rows: list[gradebook.Row]) -> list[gradebook.Row]:
+        """A row per roster student who handed in nothing (0 of the class's maximum with
+        ``missing_zero``)."""
+        if self.matched is None:
+            return []
+        top = max((row.max_score for row in rows if row.max_score is not None), default=None)
+        return [missing_row(entry, self.matched.canvas, self.options.missing_zero, top)
+                for entry in self.matched.missing]
+
+
 class _BatchState:
     """The books of a running batch, and the grading runs it waits for."""
 
     def __init__(self, folder: OutputFolder, submissions: list[Submission],
                  progress: Progress, total: int,
-                 similar: Similarity | None = None) -> None:
+                 similar: Similarity | None = None, books: _Books | None = None) -> None:
         self.folder = folder
+        self.books = books or _Books(BatchOptions(out=folder.root))
+        self.lms_books: tuple[lms.LmsGradebook, ...] = ()
         self.similarity = similar
         self.submissions = submissions
         self.progress = progress
@@ -260,9 +299,20 @@ class _BatchState:
             self.progress.finished(Finished(submission, self.rows[sid], attempt,
                                             len(self.handled), self.total))
 
+    def ordered(self) -> list[gradebook.Row]:
+        """Every row: the submissions' in their order, then the roster's missing students."""
+        rows = [self.rows[submission.student_id] for submission in self.submissions]
+        return rows + self.books.missing_rows(rows)
+
     def write_books(self) -> None:
-        ordered = [self.rows[submission.student_id] for submission in self.submissions]
+        ordered = self.ordered()
         gradebook.write_gradebook(self.folder.gradebook, ordered)
+        options = self.books.options
+        self.lms_books = tuple(lms.lms_gradebook(format, ordered, options.assignment,
+                                                 options.choice)
+                               for format in self.books.formats)
+        for book in self.lms_books:
+            lms.write_lms_gradebook(self.folder.root, book)
         summary.write_summary(self.folder.summary, ordered,
                                 title=f"Class summary: {self.folder.root.resolve().name}",
                                 similarity=self.similarity)

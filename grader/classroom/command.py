@@ -18,7 +18,8 @@ from grader.classroom.discover import find_submissions
 from grader.classroom.unpack import SubmissionsError
 from grader.classroom.progress import ConsoleProgress
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions, LocalRunner, Runner
-from grader.classroom import similarity
+from grader.classroom import lms, similarity
+from grader.classroom.roster import RosterError, load_roster
 from grader.classroom.state import BatchLockedError, ConfigurationChangedError, OutputFolder
 
 
@@ -31,6 +32,8 @@ student ids (an id keeps letters, digits and . _ @ + -; other characters become 
   lastfirst_12345_67890_mm_player.py            12345   (Canvas, with its name)
   lastfirst_LATE_12345_67890_mm_player.py       12345   (Canvas, marked late)
   submission_123456/                            123456  (Gradescope export)
+A Gradescope export's submission_metadata.yml names each submission's submitters
+(name, SID, email; all of a group's) and its time, late if after the due date.
 the file graded, in a folder or among one student's Canvas/Moodle files: the only
 .py file (subfolders too), else the one named mm_player.py. A .zip is unpacked into
 DIR/.work (unsafe paths and links skipped, sizes capped); if its top level is a
@@ -39,7 +42,8 @@ and non-.py files are reported as "not graded: why", never fatal.
 
 output: DIR/results/ID.json (Gradescope results), DIR/reports/ID.txt (text
 report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ID.log (grader failures);
-with --similarity, DIR/similarity.csv and DIR/similarity/pair-NNN.html.
+with --similarity, DIR/similarity.csv and DIR/similarity/pair-NNN.html; with
+--gradebook-format, DIR/gradebook-canvas.csv, DIR/gradebook-moodle.csv.
 Run the same command again after an interruption: what is done is kept.
 Each result records the configuration and grader version it was graded under
 (the gradebook's config column). A run whose configuration (rubric, [time],
@@ -47,6 +51,12 @@ Each result records the configuration and grader version it was graded under
 differs from what DIR's results were graded under stops with exit status 2 and
 says what differs: --regrade-changed grades those again (the others are kept),
 --regrade grades everything again.
+
+the roster (--roster roster.csv: id,name,email, or the roster or grade export of
+Canvas, Moodle or Gradescope): a submission is matched to its student by id, SIS
+id or email (a unique name failing those); the gradebook's roster column says
+"not on the roster" for the others (still graded), and each student who handed in
+nothing gets a row "not graded: no submission" (a score of 0 with --missing-zero).
 
 exit status: 0 done, 1 some grading runs failed (run again to retry them),
 2 usage error, 130 interrupted (the gradebook covers what was done).
@@ -57,6 +67,9 @@ examples:
   python -m grader batch canvas.zip --out grades --regrade --visibility categories
   python -m grader batch class/ --out grades --scheduler tcp://10.0.0.5:8786
   python -m grader batch class/ --out grades --similarity=known-solutions/
+  python -m grader batch canvas.zip --out grades --roster canvas-grades-export.csv \\
+      --gradebook-format canvas --assignment-name "Minimax (12345)"
+  python -m grader batch gradescope-export.zip --out grades --gradebook-format moodle
 """
 
 
@@ -103,10 +116,54 @@ def register(commands: argparse._SubParsersAction,
              "pairs), each linked to a side-by-side page; DIR/similarity.csv has every "
              "pair that shares code. Grades do not change. Write it after SUBMISSIONS, "
              "or as --similarity=FOLDER")
+    _add_records_options(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bar or line per submission: only the summary")
     add_grading_options(parser)
     parser.set_defaults(func=batch_command)
+
+
+def _add_records_options(parser: argparse.ArgumentParser) -> None:
+    """The options of the books around the grades: the roster and the LMS gradebooks."""
+    parser.add_argument("--roster", type=Path, metavar="CSV",
+                        help="the class's roster (id,name,email, or an LMS's roster or grade "
+                             "export): list who handed in nothing, flag submissions from "
+                             "anyone not on it, and fill in names, emails and ids")
+    parser.add_argument("--missing-zero", action="store_true",
+                        help="with --roster: give 0 to each student who handed in nothing "
+                             "(default: no score, so that an LMS import leaves theirs alone)")
+    parser.add_argument("--gradebook-format", action="append", default=[],
+                        choices=sorted(lms.FORMATS), metavar="LMS",
+                        help="also write DIR/gradebook-LMS.csv as that LMS's grade import "
+                             "reads it: canvas (Student, ID, SIS User ID, SIS Login ID, "
+                             "Section, the assignment) or moodle (Full name, Email address, "
+                             "ID number, the assignment); repeat it for both. A student no "
+                             "importer could identify is reported, never written")
+    parser.add_argument("--assignment-name", default=lms.DEFAULT_ASSIGNMENT, metavar="NAME",
+                        help="the grade column's name in those files (default: %(default)s); "
+                             "for Canvas, its name with its id as Canvas's export writes it, "
+                             "e.g. 'Minimax (12345)', fills that assignment")
+    parser.add_argument("--gradebook-choice", choices=lms.CHOICES, default="latest",
+                        help="a student in several submissions (a Gradescope student in two "
+                             "groups, ...): the LMS gradebooks take the latest (default) or "
+                             "the best")
+
+
+def _records_options(args: argparse.Namespace) -> dict[str, Any]:
+    """BatchOptions' roster and LMS gradebook fields from ``args``; RosterError or
+    LmsFormatError (a message to print) when they cannot be used."""
+    lms.check_assignment(args.assignment_name)
+    roster = None
+    if args.roster is not None:
+        roster = load_roster(args.roster)
+        for note in roster.notes:
+            print(f"python -m grader batch: note: {note}", file=sys.stderr)
+    elif args.missing_zero:
+        raise RosterError("--missing-zero needs --roster: without a roster, no one is known "
+                          "to be missing")
+    return dict(roster=roster, missing_zero=args.missing_zero,
+                lms_formats=tuple(dict.fromkeys(args.gradebook_format)),
+                assignment=args.assignment_name.strip(), choice=args.gradebook_choice)
 
 
 def batch_command(args: argparse.Namespace) -> int:
@@ -117,6 +174,11 @@ def batch_command(args: argparse.Namespace) -> int:
     try:
         compared = _similarity_options(args.similarity)
     except similarity.SimilarityError as problem:
+        print(f"python -m grader batch: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        records = _records_options(args)
+    except (RosterError, lms.LmsFormatError) as problem:
         print(f"python -m grader batch: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     folder = OutputFolder(args.out)
@@ -137,7 +199,7 @@ def batch_command(args: argparse.Namespace) -> int:
     options = BatchOptions(out=args.out, grading=GradingOptions.from_args(args),
                            regrade=args.regrade, regrade_changed=args.regrade_changed,
                            timeout=args.timeout or None,
-                           similarity=compared)
+                           similarity=compared, **records)
     from grader.suite.config import Config, ConfigError
     try:       # a bad configuration would fail every grading run: say so once, now
         config = Config.load(options.grading.config, options.grading.checks)
@@ -206,7 +268,7 @@ def _stop_on_signals(stop: threading.Event) -> dict[int, Any]:
 
 def closing_lines(outcome: BatchOutcome, folder: OutputFolder) -> str:
     """The lines the batch ends with: what happened, where the books are."""
-    rows = outcome.rows
+    rows = [row for row in outcome.rows if not row.missing]
     graded = [row for row in rows if row.score is not None]
     lines = []
     if outcome.interrupted:
@@ -220,10 +282,43 @@ def closing_lines(outcome: BatchOutcome, folder: OutputFolder) -> str:
     for row in rows:
         if row.score is None:
             lines.append(f"  {row.student_id}: {row.status}")
+    lines += _records_lines(outcome)
     lines.append(f"gradebook: {folder.gradebook}")
+    for book in outcome.lms_books:
+        lines.append(f"gradebook for {book.format.name.capitalize()}: "
+                     f"{folder.root / book.format.file_name} ({lms.mapping_help(book.format)})")
     lines.append(f"summary:   {folder.summary}")
     if outcome.similarity is not None:
         listed = len(outcome.similarity.listed)
         lines.append(f"similarity: {listed} pair{'s' * (listed != 1)} listed in the summary; "
                      f"every pair that shares code: {folder.root / similarity.CSV_NAME}")
     return "\n".join(lines)
+
+
+def _records_lines(outcome: BatchOutcome) -> list[str]:
+    """What the roster and the LMS gradebooks found: who is missing, who is not on the
+    roster, who could not be written for an LMS."""
+    lines = []
+    matched = outcome.matched
+    if matched is not None:
+        missing = [row for row in outcome.rows if row.missing]
+        if missing:
+            shown = ", ".join(row.student_id for row in missing[:10])
+            more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+            score = "0" if missing[0].score is not None else "no score"
+            lines.append(f"{len(missing)} on the roster handed in nothing ({score}): "
+                         f"{shown}{more}")
+        strangers = matched.unmatched
+        if strangers:
+            lines.append(f"{len(strangers)} submission{'s' * (len(strangers) != 1)} from "
+                         "someone not on the roster (graded; the gradebook's roster column): "
+                         + ", ".join(s.student_id for s in strangers[:10])
+                         + (f" and {len(strangers) - 10} more" if len(strangers) > 10 else ""))
+        lines += [f"note: {warning}" for warning in matched.warnings]
+    for book in outcome.lms_books:
+        if book.unidentified:
+            lines.append(f"not in {book.format.file_name}: {len(book.unidentified)} "
+                         f"graded without {book.format.needs}: "
+                         + ", ".join(book.unidentified[:10])
+                         + (" ..." if len(book.unidentified) > 10 else ""))
+    return lines
