@@ -1,7 +1,9 @@
 """The class summary page: one HTML file that works offline, its charts as inline SVG.
 
-What the class was graded under (a warning when it is more than one configuration or
-grader version), the score histogram, how often each rubric item failed (and how often it
+What happened, in sentences an instructor reads at a glance (how many of the submissions
+were graded, how many of those could not be run, how many are not graded and what to do,
+who on the roster handed in nothing), what the class was graded under (a warning when it is
+more than one configuration or grader version), the score histogram, how often each rubric item failed (and how often it
 got no answer), the slowest submissions, what was not run or not graded and why, the most
 similar pairs of submissions (when the batch compared them) and every submission's scores.
 It reads gradebook rows; nothing here grades or prints.
@@ -23,6 +25,8 @@ from typing import Sequence
 
 from grader.classroom import similarity as similar
 from grader.classroom.gradebook import NO_ANSWER, NOT_GRADED, Row, cell, item_names
+from grader.classroom.records import NOT_ON_ROSTER
+from grader.classroom.state import INTERRUPTED, WAITING
 from grader.suite import writers
 
 SLOWEST = 10
@@ -30,6 +34,13 @@ SLOWEST = 10
 # end that regrades differently may put its own advice in its place).
 MIXED_ADVICE = ("Run the batch again with <code>--regrade-changed</code> to grade every "
                 "submission under one.")
+# What a "not run: KIND" status means (grader.sandbox.submission.LOAD_ERROR_KINDS), in words.
+NOT_RUN_WORDS = {"syntax": "a syntax error", "python2": "Python 2 code",
+                 "import_error": "an error on import", "exit": "an exit on import",
+                 "timeout": "an import that never ended", "no_function": "no mm_move",
+                 "empty": "an empty file", "binary": "a binary file",
+                 "encoding": "not UTF-8 text", "too_large": "a file too large",
+                 "missing": "no file", "not_a_file": "not a file", "error": "an error"}
 
 
 @dataclass(frozen=True)
@@ -49,6 +60,9 @@ class ClassStats:
     item_means: dict[str, tuple[float, float]]  # item -> (mean score, max score)
     # fingerprint -> (graded submissions, the configuration in words), most rows first
     configurations: dict[str, tuple[int, str]] = field(default_factory=dict)
+    missing: int = 0              # students on the roster who handed in nothing
+    missing_zero: bool = False    # ...and were given 0
+    not_on_roster: int = 0        # submissions whose student is not on the roster
 
     @property
     def mixed(self) -> bool:
@@ -57,6 +71,10 @@ class ClassStats:
 
     @classmethod
     def of(cls, rows: Sequence[Row]) -> "ClassStats":
+        """The numbers of ``rows``: the submissions' (the roster's students who handed in
+        nothing, ``Row.missing``, are counted apart, never as submissions)."""
+        absent = [row for row in rows if row.missing]
+        rows = [row for row in rows if not row.missing]
         graded = [row for row in rows if row.score is not None]
         ran = [row for row in graded if row.ran]
         failures: dict[str, tuple[int, int]] = {}
@@ -83,7 +101,9 @@ class ClassStats:
             configurations={config: (count, next(row.config_text for row in graded
                                                  if row.config == config))
                             for config, count in Counter(row.config for row in graded
-                                                         if row.config).most_common()})
+                                                         if row.config).most_common()},
+            missing=len(absent), missing_zero=any(row.score is not None for row in absent),
+            not_on_roster=sum(row.roster.startswith(NOT_ON_ROSTER) for row in rows))
 
 
 def _reason_kind(status: str) -> str:
@@ -173,7 +193,8 @@ body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin:
        max-width: 1100px; padding: 0 1em; color: #1d2433; }
 h1 { font-size: 1.6em; margin-bottom: .2em; } h2 { margin-top: 1.8em; font-size: 1.2em; }
 .muted { color: #667; } .cards { display: flex; flex-wrap: wrap; gap: .8em; }
-.card { border: 1px solid #d8dce6; border-radius: 8px; padding: .6em 1em; min-width: 8em; }
+.card { border: 1px solid #d8dce6; border-radius: 8px; padding: .6em 1em; min-width: 8em;
+        max-width: 19em; }
 .card b { display: block; font-size: 1.5em; }
 table { border-collapse: collapse; margin-top: .5em; font-size: 14px; }
 th, td { border-bottom: 1px solid #e4e7ee; padding: .3em .6em; text-align: left; }
@@ -202,8 +223,10 @@ def summary_html(rows: Sequence[Row], title: str = "Class summary",
            f"<title>{_e(title)}</title>", '<meta name="viewport" '
            'content="width=device-width, initial-scale=1">', f"<style>{_STYLE}</style>",
            "</head><body>", f"<h1>{_e(title)}</h1>",
-           f'<p class="muted">{stats.total} submissions; written '
-           f'{_e(time.strftime("%Y-%m-%d %H:%M"))}.</p>']
+           f'<p class="muted">{_count(stats.total, "submission")}'
+           + (f" and {_count(stats.missing, 'student')} on the roster who handed in nothing"
+              if stats.missing else "")
+           + f'; written {_e(time.strftime("%Y-%m-%d %H:%M"))}.</p>']
     out += _cards(stats)
     out += _configurations_section(stats)
     out.append("<h2>Scores</h2>")
@@ -219,6 +242,7 @@ def summary_html(rows: Sequence[Row], title: str = "Class summary",
     else:
         out.append('<p class="muted">No submission could be run yet.</p>')
     out += _not_graded_section(rows, stats)
+    out += _roster_section(rows, stats)
     out += _slowest_section(rows)
     if similarity is not None:
         out += similarity_section(similarity)
@@ -227,19 +251,84 @@ def summary_html(rows: Sequence[Row], title: str = "Class summary",
     return "\n".join(out) + "\n"
 
 
-def _cards(stats: ClassStats) -> list[str]:
-    scores = stats.scores
-    cards = [("submissions", str(stats.total)), ("graded", str(stats.graded)),
-             ("not run", str(sum(stats.not_run.values()))),
-             ("not graded", str(sum(stats.not_graded.values())))]
+def _count(number: int, noun: str) -> str:
+    """ "1 submission", "2 submissions"."""
+    return f"{number} {noun}{'s' * (number != 1)}"
+
+
+def tiles(stats: ClassStats) -> list[tuple[str, str]]:
+    """The tiles at the top of the page: (the number, the sentence it begins), each read on
+    its own without the others (the submissions that could not be run are among the graded,
+    and say so).
+
+    >>> from grader.classroom.gradebook import Row, not_graded_row
+    >>> rows = [Row("a", "graded", 90.0, 100.0), Row("b", "not run: syntax", 0.0, 100.0),
+    ...         not_graded_row("c", INTERRUPTED)]
+    >>> for number, sentence in tiles(ClassStats.of(rows))[:3]:
+    ...     print(number, sentence)
+    2 of 3 submissions graded.
+    1 of the 2 graded could not be run (a syntax error): it scores 0, and its report says why.
+    1 submission not graded: the batch was stopped before grading it; run the same command again to grade it.
+    """
+    graded, total = stats.graded, stats.total
+    cards = [(f"{graded} of {total}", f"submission{'s' * (total != 1)} graded.")]
+    not_run = sum(stats.not_run.values())
+    if not_run:
+        kinds = ", ".join(_not_run_words(status, count) for status, count in stats.not_run.items())
+        they = "it scores 0, and its report says" if not_run == 1 else \
+            "they score 0, and their reports say"
+        cards.append((str(not_run), f"of the {graded} graded could not be run ({kinds}): "
+                                    f"{they} why."))
     if stats.grader_errors:
-        cards.append(("grader errors", str(stats.grader_errors)))
+        cards.append((str(stats.grader_errors),
+                      f"of the {graded} graded met a grader error (the grader's fault, not "
+                      "the student's): see their reports, and grade them again."))
+    not_graded = sum(stats.not_graded.values())
+    if not_graded:
+        reasons = "; ".join(_not_graded_words(reason, count, not_graded)
+                            for reason, count in stats.not_graded.items())
+        cards.append((str(not_graded), f"submission{'s' * (not_graded != 1)} not graded: "
+                                       f"{reasons}."))
+    if stats.missing:
+        given = "0 in the gradebook" if stats.missing_zero else "no score in the gradebook"
+        cards.append((str(stats.missing), f"student{'s' * (stats.missing != 1)} on the roster "
+                                          f"handed in nothing ({given})."))
+    if stats.not_on_roster:
+        cards.append((str(stats.not_on_roster),
+                      f"submission{'s' * (stats.not_on_roster != 1)} from someone not on the "
+                      "roster: check whose (graded all the same)."))
+    scores = stats.scores
     if scores:
-        cards += [("mean", f"{statistics.fmean(scores):.1f}"),
-                  ("median", f"{statistics.median(scores):g}"),
-                  ("full marks", str(sum(score >= stats.max_score for score in scores)))]
-    return ['<div class="cards">'] + [f'<div class="card"><b>{_e(value)}</b>{_e(label)}</div>'
-                                      for label, value in cards] + ["</div>"]
+        full = sum(score >= stats.max_score for score in scores)
+        cards += [(f"{statistics.fmean(scores):.1f}",
+                   f"mean score out of {stats.max_score:g}, over the {graded} graded."),
+                  (f"{statistics.median(scores):g}", "median score."),
+                  (str(full), f"of the {graded} graded ha{'ve' if full != 1 else 's'} full "
+                              f"marks ({stats.max_score:g}).")]
+    return cards
+
+
+def _not_run_words(status: str, count: int) -> str:
+    kind = status.removeprefix("not run: ")
+    words = NOT_RUN_WORDS.get(kind, kind)
+    return words if count == 1 else f"{words} ({count})"
+
+
+def _not_graded_words(reason: str, count: int, total: int) -> str:
+    """One reason of the not graded tile, in words (the count when there are several)."""
+    if reason == _reason_kind(WAITING):
+        words = "waiting their turn (the batch is still grading)" if count > 1 else \
+            "waiting its turn (the batch is still grading)"
+    elif reason == _reason_kind(INTERRUPTED):
+        words = INTERRUPTED.replace(" it", " them") if count > 1 else INTERRUPTED
+    else:
+        words = reason
+    return words if count == total else f"{words} ({count})"
+
+
+def _cards(stats: ClassStats) -> list[str]:
+    return ['<div class="cards">'] + [f'<div class="card"><b>{_e(number)}</b>{_e(sentence)}'
+                                      "</div>" for number, sentence in tiles(stats)] + ["</div>"]
 
 
 def _configurations_section(stats: ClassStats) -> list[str]:
@@ -277,8 +366,8 @@ def _items_table(stats: ClassStats) -> list[str]:
 
 
 def _not_graded_section(rows: Sequence[Row], stats: ClassStats) -> list[str]:
-    trouble = [row for row in rows if row.score is None or not row.ran
-               or row.status == "grader error"]
+    trouble = [row for row in rows if not row.missing and (
+        row.score is None or not row.ran or row.status == "grader error")]
     lines = ["<h2>Not run, not graded</h2>"]
     if not trouble:
         return lines + ['<p class="muted">Every submission was graded and could be run.</p>']
@@ -294,6 +383,35 @@ def _not_graded_section(rows: Sequence[Row], stats: ClassStats) -> list[str]:
     lines += [f"<tr><td>{_e(row.student_id)}</td><td>{_e(row.status)}</td>"
               f"<td>{_e(row.source)}</td></tr>" for row in trouble]
     lines.append("</table>")
+    return lines
+
+
+def _roster_section(rows: Sequence[Row], stats: ClassStats) -> list[str]:
+    """Who on the roster handed in nothing, and whose submissions are not on it (only with
+    a roster: ``batch --roster``)."""
+    absent = [row for row in rows if row.missing]
+    strangers = [row for row in rows if not row.missing and row.roster.startswith(NOT_ON_ROSTER)]
+    if not absent and not strangers:
+        return []
+    lines = ['<h2 id="roster">The roster</h2>']
+    if absent:
+        given = "0 in the gradebook" if stats.missing_zero else "no score in the gradebook"
+        lines.append(f"<p>{_count(len(absent), 'student')} on the roster handed in nothing "
+                     f"({given}):</p>")
+        lines.append("<table><tr><th>student</th><th>name</th><th>email</th></tr>")
+        lines += [f"<tr><td>{_e(row.student_id)}</td><td>{_e(row.name)}</td>"
+                  f"<td>{_e('; '.join(p.email for p in row.people if p.email))}</td></tr>"
+                  for row in absent]
+        lines.append("</table>")
+    if strangers:
+        lines.append(f"<p>{_count(len(strangers), 'submission')} from someone not on the "
+                     "roster (graded all the same: check whose):</p>")
+        lines.append("<table><tr><th>student</th><th>name</th><th>source</th>"
+                     "<th>roster</th></tr>")
+        lines += [f"<tr><td>{_e(row.student_id)}</td><td>{_e(row.name)}</td>"
+                  f"<td>{_e(row.source)}</td><td>{_e(row.roster)}</td></tr>"
+                  for row in strangers]
+        lines.append("</table>")
     return lines
 
 
@@ -319,6 +437,8 @@ def _all_rows_section(rows: Sequence[Row]) -> list[str]:
              f'<table><tr><th>student</th><th>name</th><th class="num">score</th>{head}'
              '<th>status</th></tr>']
     for row in rows:
+        if row.missing:          # not a submission: the roster's section lists them
+            continue
         cells = {item.name: item for item in row.items}
         tds = []
         for name in names:
@@ -329,7 +449,8 @@ def _all_rows_section(rows: Sequence[Row]) -> list[str]:
                 css = "ok" if item.passed else "quiet" if item.unanswered else "bad"
                 title = f' title="{NO_ANSWER}"' if item.unanswered else ""
                 tds.append(f'<td class="num {css}"{title}>{item.score:g}</td>')
-        late = " (late)" if row.late else ""
+        late = (" (late)" if row.late else "") + (
+            " (not on the roster)" if row.roster.startswith(NOT_ON_ROSTER) else "")
         lines.append(f"<tr><td>{_e(row.student_id)}</td><td>{_e(row.name)}{late}</td>"
                      f'<td class="num">{cell(row.score)}</td>{"".join(tds)}'
                      f"<td>{_e(row.status)}</td></tr>")
