@@ -274,7 +274,8 @@ def tiles(stats: ClassStats) -> list[tuple[str, str]]:
     cards = [(f"{graded} of {total}", f"submission{'s' * (total != 1)} graded.")]
     not_run = sum(stats.not_run.values())
     if not_run:
-        kinds = ", ".join(_not_run_words(status, count) for status, count in stats.not_run.items())
+        kinds = ", ".join(_not_run_words(status, count, len(stats.not_run))
+                          for status, count in stats.not_run.items())
         they = "it scores 0, and its report says" if not_run == 1 else \
             "they score 0, and their reports say"
         cards.append((str(not_run), f"of the {graded} graded could not be run ({kinds}): "
@@ -308,10 +309,11 @@ def tiles(stats: ClassStats) -> list[tuple[str, str]]:
     return cards
 
 
-def _not_run_words(status: str, count: int) -> str:
+def _not_run_words(status: str, count: int, kinds: int) -> str:
+    """ "a syntax error" when it is the only kind, else "2 with a syntax error"."""
     kind = status.removeprefix("not run: ")
     words = NOT_RUN_WORDS.get(kind, kind)
-    return words if count == 1 else f"{words} ({count})"
+    return words if kinds == 1 else f"{count} with {words}"
 
 
 def _not_graded_words(reason: str, count: int, total: int) -> str:

@@ -90,7 +90,9 @@ def test_a_stopped_batch_stops_its_tasks(cluster, tmp_path: Path, load_factor: f
     assert outcome.interrupted and outcome.exit_code == 130
     assert time.monotonic() - started < 15 * load_factor   # stopped, not graded to the end (10 s)
     assert not (tmp_path / "out" / "results" / "oscar.json").exists()
-    assert gradebook_rows(tmp_path / "out")["oscar"]["status"] == "not graded: not graded yet"
+    assert gradebook_rows(tmp_path / "out")["oscar"]["status"] == (
+        "not graded: the batch was stopped before grading it; run the same command again to "
+        "grade it")
 
 
 def test_the_command_line_with_scheduler(cluster, tmp_path: Path) -> None:
