@@ -122,7 +122,7 @@ def check_parser() -> argparse.ArgumentParser:
             "limit.\n\n"
             "examples:\n"
             "  %(prog)s\n"
-            "  %(prog)s --file ~/hw/mm_player.py\n"
+            "  %(prog)s ~/hw/mm_player.py   (or --file ~/hw/mm_player.py)\n"
             "  %(prog)s --no-speed          the public checks only"),
         epilog=(
             "exit status: 0 all checks passed and mm_move is within the grader's time\n"
@@ -132,6 +132,8 @@ def check_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, default=TEMPLATE, metavar="PATH",
                         help="the file that defines mm_move (default: student/mm_player.py)")
+    parser.add_argument("path", type=Path, nargs="?", metavar="PATH",
+                        help="the same as --file PATH")
     parser.add_argument("--no-speed", dest="speed", action="store_false",
                         help="run the public checks only, not the speed checks")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
@@ -148,9 +150,13 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
     stdout = sys.stdout if stdout is None else stdout
     parser = check_parser()
     args = parser.parse_args(argv)
+    if args.path is not None:
+        if args.file != TEMPLATE:
+            parser.error(f"two files: {args.path} and --file {args.file}; give one")
+        args.file = args.path
     path = args.file.expanduser().resolve()
     if not path.is_file():
-        parser.error(f"argument --file: there is no file {args.file}")
+        parser.error(f"there is no file {args.file}")
     if args.timeout <= 0:
         parser.error("argument --timeout: must be more than 0 seconds")
     shown = _shown_path(path)

@@ -258,6 +258,11 @@ def test_check_bad_options() -> None:
     done = student_check("--file", "no/such/file.py")
     assert done.returncode == 2
     assert "there is no file no/such/file.py" in done.stderr
+    done = student_check("no/such/file.py")        # the file as students type it first
+    assert done.returncode == 2
+    assert "there is no file no/such/file.py" in done.stderr
+    done = student_check("a.py", "--file", "b.py")
+    assert done.returncode == 2 and "two files: a.py and --file b.py" in done.stderr
 
 
 # ---- python -m student (play) ----------------------------------------------------------
