@@ -150,7 +150,9 @@ remove or correct the extra lines): 'a' on lines 2 and 4
                           f"(line {header_line}: {_listed(header)})")
     used = tuple(header[index] for index in (columns.student_id, columns.name,
                                              columns.email) if index is not None)
-    canvas = _normal(header[columns.student_id]) == "id" and columns.sis_id is not None
+    # Canvas's export: "Student" and "ID" (a TA's export may lack the SIS columns).
+    canvas = (_normal(header[columns.student_id]) == "id"
+              and (columns.sis_id is not None or "student" in map(_normal, header)))
     return Roster(tuple(entry for _, entry in entries), tuple(notes), used, canvas)
 
 

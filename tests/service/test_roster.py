@@ -49,6 +49,9 @@ def test_canvas_gradebook_export(tmp_path):
                               RosterEntry("67890", "Hopper, Grace", "", "S002", "grace",
                                           "Section 1"))
     assert roster.canvas
+    ta_export = parse_roster(b"Student,ID,Section\n\"Lovelace, Ada\",12345,Section 1\n")
+    assert ta_export.canvas and ta_export.entries[0].section == "Section 1"
+    assert not parse_roster(b"id,name,email\n12345,Ada,ada@x.org\n").canvas
     assert any("no email column" in note for note in roster.notes)
 
 
