@@ -108,14 +108,23 @@ def register(commands: argparse._SubParsersAction,
         help="also compare the code of every pair of submissions, and of each with the .py "
              "files in FOLDER (known solutions: earlier terms', public ones; subfolders "
              "too; never compared with each other), with copydetect (pip install "
-             "'ttt-minimax[similarity]'); the handout's template, names, strings and "
-             "comments do not count. The summary page lists the pairs where either "
-             f"file has at least {similarity.LISTED_SCORE * 100:g}%% of its code in the other "
+             "'ttt-minimax[similarity]'), on their own code: the handout's and the "
+             "course's templates, code found in more than "
+             f"{similarity.COMMON_SHARE * 100:g}%% of the submissions (and more than "
+             f"{similarity.COMMON_FILES}), names, strings and comments do not "
+             "count. The summary page lists the pairs where either file has at least "
+             f"{similarity.LISTED_SCORE * 100:g}%% of its own code in the other "
              f"and they share at least {similarity.LISTED_TOKENS} tokens (runs of "
              f"{similarity.NOISE_TOKENS} or more; at most {similarity.MAX_LISTED} "
              "pairs), each linked to a side-by-side page; DIR/similarity.csv has every "
              "pair that shares code. Grades do not change. Write it after SUBMISSIONS, "
              "or as --similarity=FOLDER")
+    parser.add_argument(
+        "--similarity-template", nargs="+", action="extend", type=Path, default=[],
+        metavar="FILE",
+        help="with --similarity (implied): the code of these files does not count either "
+             "(the course's earlier handouts, a template of your own; a folder: its .py "
+             "files); the handout's and the original course's templates never count")
     _add_records_options(parser)
     parser.add_argument("--quiet", action="store_true",
                         help="no progress bar or line per submission: only the summary")
@@ -172,7 +181,7 @@ def batch_command(args: argparse.Namespace) -> int:
         print("python -m grader batch: error: --jobs must be 1 or more", file=sys.stderr)
         return EXIT_USAGE
     try:
-        compared = _similarity_options(args.similarity)
+        compared = similarity.from_arguments(args.similarity, args.similarity_template)
     except similarity.SimilarityError as problem:
         print(f"python -m grader batch: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -238,18 +247,6 @@ def batch_command(args: argparse.Namespace) -> int:
             signal.signal(signum, handler)
     print(closing_lines(outcome, folder), file=sys.stderr)
     return outcome.exit_code
-
-
-def _similarity_options(value: Path | bool | None) -> similarity.SimilarityOptions | None:
-    """``--similarity [FOLDER]`` checked: None when absent; SimilarityError when copydetect
-    is missing or FOLDER is not a folder of .py files."""
-    if value is None:
-        return None
-    similarity.require_copydetect()
-    known = value if isinstance(value, Path) else None
-    if known is not None:
-        similarity.known_solutions(known)
-    return similarity.SimilarityOptions(known=known)
 
 
 def _stop_on_signals(stop: threading.Event) -> dict[int, Any]:

@@ -5,27 +5,42 @@ with known solutions (earlier terms', public ones), measured by copydetect.
 
 copydetect (an optional extra: ``pip install 'ttt-minimax[similarity]'``) tokenizes each
 file with pygments (names, strings and comments do not count: renaming variables changes
-nothing), fingerprints every run of ``NOISE_TOKENS`` tokens, and drops the fingerprints of
-the handout's template (``student/mm_player.py``), so what every student got does not
-count. A pair's two scores are the share of each file's fingerprinted code found in the
-other. Submissions are read as text, never imported or run.
+nothing; docstrings are read as the comments they are) and fingerprints every run of
+``NOISE_TOKENS`` tokens, except the runs that reach from one function into the next (they
+depend only on the order of the functions, which a copy changes at no cost). Two kinds of
+code are not evidence, and their fingerprints are dropped before any pair is compared:
 
-A pair is *listed* (on the summary page, with a side-by-side page) when either score is at
-least ``LISTED_SCORE`` and they share at least ``LISTED_TOKENS`` tokens; the most similar
-first, at most ``MAX_LISTED``. ``DIR/similarity.csv`` holds every pair that shares any code.
+- the templates: the handout's (``student/mm_player.py``), the original course's
+  (``templates/course_template.py.txt``, recognised without being given) and any file
+  given with ``--similarity-template`` (earlier handouts): what every student got;
+- common code: a fingerprint found in more than ``common_limit(n)`` of the ``n``
+  submissions (``COMMON_SHARE`` of them, at least ``COMMON_FILES``), such as the
+  clone-move-recurse loop every correct minimax has. Copying it proves nothing.
+
+What is left of a file is its *own code*. A pair's two shares are the share of each file's
+own code found in the other (copydetect's two similarities, on what remains). Submissions
+are read as text, never imported or run.
+
+A pair is *listed* (on the summary page, with a side-by-side page) when either share is at
+least ``LISTED_SCORE`` and they share at least ``LISTED_TOKENS`` tokens of own code; the
+most similar first (by the mean of the two shares), at most ``MAX_LISTED`` (the summary
+says how many more were above this threshold). ``DIR/similarity.csv`` holds every pair
+that shares own code, the listed ones first.
 Known solutions are compared with every submission, never with each other. Nothing here
 changes a grade, and the output depends only on the files (not on ``--jobs``, nor on
 Python's hash seed: every fingerprint is kept, so winnowing chooses nothing).
 
 The output folder::
 
-    DIR/similarity.csv            every pair sharing code, the most similar first
+    DIR/similarity.csv            every pair sharing own code, the listed ones first
     DIR/similarity/pair-001.html  the listed pairs side by side, shared code highlighted
 
 >>> Pair("alice", "bob", 0.91, 0.62, 240).listed
 True
 >>> Pair("alice", "2023/solution.py", 0.2, 0.3, 150, known=True).listed
 False
+>>> common_limit(13), common_limit(300)
+(3, 30)
 """
 
 from __future__ import annotations
@@ -35,9 +50,11 @@ import importlib
 import io
 import os
 import shutil
+import tokenize
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping, Sequence
 
 from grader.classroom.discover import IGNORED_NAMES, MAX_SOURCE_BYTES
 from grader.classroom.run import GRADER_HOME
@@ -45,40 +62,60 @@ from grader.suite import table, writers
 
 INSTALL_HINT = "pip install 'ttt-minimax[similarity]'"
 TEMPLATE = GRADER_HOME / "student" / "mm_player.py"   # the handout's file: boilerplate
+# The original course's template (CodeSkulptor's poc_ttt_provided, SCORES, the mm_move stub,
+# move_wrapper and its assert, the commented test lines): boilerplate too, never given.
+COURSE_TEMPLATE = Path(__file__).resolve().parent / "templates" / "course_template.py.txt"
+DEFAULT_TEMPLATES = (TEMPLATE, COURSE_TEMPLATE)
 NOISE_TOKENS = 25        # shorter runs of shared tokens are noise (copydetect's noise_t)
-LISTED_SCORE = 0.5       # a pair is listed when either score reaches this...
-LISTED_TOKENS = 100      # ...and they share at least this many tokens
+COMMON_SHARE = 0.10      # code in more than this share of the submissions is common...
+COMMON_FILES = 3         # ...or in more than this many, whichever is larger
+LISTED_SCORE = 0.5       # a pair is listed when either share reaches this...
+LISTED_TOKENS = 100      # ...and they share at least this many tokens of own code
 MAX_LISTED = 50          # at most this many pairs on the summary page (all in the CSV)
 CSV_NAME = "similarity.csv"
 PAGES = "similarity"     # the side-by-side pages, in DIR/similarity/
 
 
 class SimilarityError(Exception):
-    """The comparison cannot run: copydetect is missing, or the known solutions are not
-    a folder of .py files."""
+    """The comparison cannot run: copydetect is missing, the known solutions are not a
+    folder of .py files, or a template cannot be read."""
+
+
+def common_limit(submissions: int) -> int:
+    """Code found in more than this many of ``submissions`` files is common, not evidence:
+    ``COMMON_SHARE`` of them, at least ``COMMON_FILES`` (so a small class keeps it all).
+
+    >>> common_limit(6), common_limit(45), common_limit(1000)
+    (3, 4, 100)
+    """
+    return max(COMMON_FILES, int(submissions * COMMON_SHARE))
 
 
 @dataclass(frozen=True)
 class SimilarityOptions:
     """What a batch compares: the submissions with each other, and with the ``.py`` files
-    of ``known`` (a folder, searched with its subfolders) when it is given.
+    of ``known`` (a folder, searched with its subfolders) when it is given; ``templates``
+    are more files whose code does not count (``--similarity-template``), beside the
+    handout's and the course's own.
 
-    >>> SimilarityOptions().known is None
-    True
+    >>> SimilarityOptions().known is None, SimilarityOptions().templates
+    (True, ())
     """
 
     known: Path | None = None
-    template: Path | None = TEMPLATE     # shared code that does not count (None: nothing)
+    templates: tuple[Path, ...] = ()     # given templates, beyond DEFAULT_TEMPLATES
 
 
 @dataclass(frozen=True)
 class Pair:
-    """Two files that share code: a submission and another one or a known solution.
+    """Two files that share own code: a submission and another one or a known solution.
 
-    ``first_score`` is the share of ``first``'s code found in ``second``, and
-    ``second_score`` the other way round (copydetect's two similarities); ``tokens`` is
-    how many of ``first``'s tokens are shared. ``page`` is the side-by-side view,
-    relative to the batch's output folder (listed pairs only).
+    ``first_score`` is the share of ``first``'s own code found in ``second``, and
+    ``second_score`` the other way round (copydetect's two similarities, the templates'
+    and the class's common code left out); ``tokens`` is how many of ``first``'s tokens
+    of own code are shared; ``first_own`` and ``second_own`` how many tokens of own code
+    each file has. ``page`` is the side-by-side view, relative to the batch's output
+    folder (listed pairs only).
 
     >>> pair = Pair("bob", "alice", 0.4, 0.8, 120)
     >>> pair.score, pair.listed
@@ -92,11 +129,23 @@ class Pair:
     tokens: int
     known: bool = False     # ``second`` is a known solution
     page: str = ""
+    first_own: int = 0      # tokens of own code (0: not measured, an earlier version's pair)
+    second_own: int = 0
 
     @property
     def score(self) -> float:
-        """The larger of the two scores."""
+        """The larger of the two shares (whether the pair is listed)."""
         return max(self.first_score, self.second_score)
+
+    @property
+    def share(self) -> float:
+        """The mean of the two shares (the order of the list): a small file found whole in
+        a large one ranks below two files that are both mostly the same code.
+
+        >>> Pair("bob", "alice", 0.4, 0.8, 120).share
+        0.6
+        """
+        return round((self.first_score + self.second_score) / 2, 4)
 
     @property
     def listed(self) -> bool:
@@ -106,12 +155,17 @@ class Pair:
 
 @dataclass(frozen=True)
 class Similarity:
-    """The pairs that share code, the most similar first, and what was compared.
+    """The pairs that share own code, the listed ones first, then the most similar first,
+    and what was compared and left out.
 
     ``pages`` maps each listed pair's ``page`` to its HTML (see :func:`write_similarity`).
+    ``templates`` names the files whose code did not count; a fingerprint found in more
+    than ``common_limit`` submissions did not count either (``common`` of them; 0: the
+    filter was off).
 
-    >>> Similarity(pairs=(), submissions=3, known=0).listed
-    ()
+    >>> found = Similarity(pairs=(), submissions=3, known=0)
+    >>> found.listed, found.above, found.left_out
+    ((), 0, 0)
     """
 
     pairs: tuple[Pair, ...]
@@ -120,11 +174,29 @@ class Similarity:
     known_folder: str = ""
     unread: tuple[str, ...] = ()     # "name: why" of files that could not be read
     pages: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    templates: tuple[str, ...] = ()  # the templates left out, in words
+    common_limit: int = 0            # code in more than this many submissions is common
+    common: int = 0                  # fingerprints left out as common
+
+    def __post_init__(self) -> None:
+        # read back from JSON (the submission page keeps its last comparison): lists
+        for name in ("unread", "templates"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
 
     @property
     def listed(self) -> tuple[Pair, ...]:
         """The pairs the summary page lists (``Pair.listed``), at most ``MAX_LISTED``."""
         return tuple(pair for pair in self.pairs if pair.listed)[:MAX_LISTED]
+
+    @property
+    def above(self) -> int:
+        """How many pairs are similar enough to be listed, the cap aside."""
+        return sum(pair.listed for pair in self.pairs)
+
+    @property
+    def left_out(self) -> int:
+        """How many pairs above the threshold the cap (``MAX_LISTED``) left off the summary."""
+        return self.above - len(self.listed)
 
 
 def require_copydetect() -> None:
@@ -155,6 +227,65 @@ def known_solutions(folder: Path) -> dict[str, Path]:
     if not folder.is_dir():
         raise SimilarityError(f"--similarity {folder}: not a folder (FOLDER holds known "
                               "solutions: .py files, in subfolders too)")
+    found = _python_files(folder)
+    if not found:
+        raise SimilarityError(f"--similarity {folder}: no .py file in the folder "
+                              "(nor in its subfolders)")
+    return found
+
+
+def template_files(given: Iterable[Path]) -> tuple[Path, ...]:
+    """The files of ``--similarity-template FILE...``: each file as it is (any name: it is
+    read as Python), each folder's ``.py`` files (subfolders too).
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "week1.py").write_text("x = 1\\n")
+    >>> [path.name for path in template_files([folder, folder / "week1.py"])]
+    ['week1.py', 'week1.py']
+    >>> try:
+    ...     template_files([folder / "nope.py"])
+    ... except SimilarityError as problem:
+    ...     print(problem)
+    --similarity-template .../nope.py: no such file
+    """
+    files: list[Path] = []
+    for path in map(Path, given):
+        if path.is_dir():
+            found = _python_files(path)
+            if not found:
+                raise SimilarityError(f"--similarity-template {path}: no .py file in the "
+                                      "folder (nor in its subfolders)")
+            files += found.values()
+        elif not path.exists():
+            raise SimilarityError(f"--similarity-template {path}: no such file")
+        elif _read(path) is None:
+            raise SimilarityError(f"--similarity-template {path}: cannot be read, or "
+                                  f"larger than {MAX_SOURCE_BYTES // 1024 // 1024} MB")
+        else:
+            files.append(path)
+    return tuple(files)
+
+
+def from_arguments(known: Path | bool | None,
+                   templates: Sequence[Path] = ()) -> SimilarityOptions | None:
+    """``--similarity [FOLDER]`` and ``--similarity-template FILE...`` checked: None when
+    neither is given (a template alone turns the comparison on); SimilarityError when
+    copydetect is missing, FOLDER is not a folder of .py files or a template is missing.
+
+    >>> from_arguments(None) is None
+    True
+    """
+    if known is None and not templates:
+        return None
+    require_copydetect()
+    folder = known if isinstance(known, Path) else None
+    if folder is not None:
+        known_solutions(folder)
+    return SimilarityOptions(known=folder, templates=template_files(templates))
+
+
+def _python_files(folder: Path) -> dict[str, Path]:
     found: dict[str, Path] = {}
     for top, folders, files in os.walk(folder):
         folders[:] = sorted(name for name in folders
@@ -163,20 +294,29 @@ def known_solutions(folder: Path) -> dict[str, Path]:
             if name.endswith(".py") and not name.startswith("."):
                 path = Path(top) / name
                 found[path.relative_to(folder).as_posix()] = path
-    if not found:
-        raise SimilarityError(f"--similarity {folder}: no .py file in the folder "
-                              "(nor in its subfolders)")
     return found
 
 
-def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = None,
-            template: Path | None = TEMPLATE, known_folder: str = "") -> Similarity:
-    """Compare every pair of ``submissions`` (student id -> file), and each of them with
-    every ``known`` solution (name -> file), the ``template``'s code not counting.
+def _template_label(path: Path) -> str:
+    if Path(path) == TEMPLATE:
+        return "the handout's template"
+    if Path(path) == COURSE_TEMPLATE:
+        return "the course's template"
+    return str(path)
 
-    Returns the pairs that share code, the most similar first (then by shared tokens,
-    then by name); the listed ones come with their side-by-side page. Raises
-    SimilarityError when copydetect is not installed.
+
+def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = None,
+            templates: Sequence[Path] = DEFAULT_TEMPLATES, known_folder: str = "",
+            common: bool = True) -> Similarity:
+    """Compare every pair of ``submissions`` (student id -> file), and each of them with
+    every ``known`` solution (name -> file), on their own code: the ``templates``' code
+    does not count, nor (with ``common``) code found in more than
+    :func:`common_limit` submissions.
+
+    Returns the pairs that share own code, the listed ones first, then the most similar
+    (by the mean of the two shares, then by shared tokens, then by name); the listed ones come with their side-by-side
+    page. Raises SimilarityError when copydetect is not installed or a template cannot
+    be read.
 
         found = compare({"alice": Path("alice.py"), "bob": Path("bob.py")},
                         known_solutions(Path("known")))
@@ -187,15 +327,16 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
     from copydetect import CodeFingerprint
 
     known = known or {}
-    boilerplate = numpy.array([], dtype=numpy.int64)
-    if template is not None:
+    boilerplate: set[int] = set()
+    for template in templates:
         text = _read(Path(template))
         if text is None:
-            raise SimilarityError(f"the handout's template {template} cannot be read: "
-                                  "its code is what does not count")
-        hashes = CodeFingerprint(str(template), NOISE_TOKENS, 1, fp=io.StringIO(text),
-                                 language="python").hashes
-        boilerplate = numpy.unique(numpy.fromiter(hashes, dtype=numpy.int64, count=len(hashes)))
+            raise SimilarityError(f"the template {template} cannot be read: its code is "
+                                  "what does not count")
+        boilerplate |= _ints(CodeFingerprint(str(template), NOISE_TOKENS, 1,
+                                             fp=io.StringIO(_docstrings_as_comments(text)),
+                                             language="python").hashes)
+    boilerplate_array = numpy.array(sorted(boilerplate), dtype=numpy.int64)
     unread: list[str] = []
 
     def fingerprints(files: Mapping[str, Path]) -> dict[str, Any]:
@@ -207,22 +348,39 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
                               f"{MAX_SOURCE_BYTES // 1024 // 1024} MB")
                 continue
             # window 1: every fingerprint kept (copydetect's guarantee_t == noise_t)
-            prints[name] = CodeFingerprint(str(files[name]), NOISE_TOKENS, 1, boilerplate,
-                                           fp=io.StringIO(text), language="python")
+            fingerprint = CodeFingerprint(str(files[name]), NOISE_TOKENS, 1,
+                                          boilerplate_array,
+                                          fp=io.StringIO(_docstrings_as_comments(text)),
+                                          language="python")
+            fingerprint.raw_code = text     # shown as handed in: same length, same places
+            prints[name] = fingerprint
         return prints
 
     students, solutions = fingerprints(submissions), fingerprints(known)
+    for fingerprint in (*students.values(), *solutions.values()):
+        _keep_only_own(fingerprint, _across_definitions(fingerprint))
+    # how many submissions hold each fingerprint (known solutions are not the class)
+    holders = Counter(hash_ for fingerprint in students.values()
+                      for hash_ in _ints(fingerprint.hashes))
+    limit = common_limit(len(students)) if common else 0
+    shared_by_many = {hash_ for hash_, count in holders.items() if count > limit} \
+        if common else set()
+    for fingerprint in (*students.values(), *solutions.values()):
+        _keep_only_own(fingerprint, shared_by_many)
+
     pairs = []
     ids = list(students)
     for index, first in enumerate(ids):
         others = [(second, students[second], False) for second in ids[index + 1:]]
         others += [(name, solutions[name], True) for name in solutions]
         for second, other, is_known in others:
+            if students[first].hashes.isdisjoint(other.hashes):
+                continue        # nothing of their own in common: the usual case, quickly
             pair = _pair(students[first], other, first, second, is_known)
             if pair is not None:
                 pairs.append(pair)
-    pairs.sort(key=lambda pair: (-pair.score, -pair.tokens, pair.first, pair.known,
-                                 pair.second))
+    pairs.sort(key=lambda pair: (not pair.listed, -pair.share, -pair.tokens, pair.first,
+                                 pair.known, pair.second))
     pages = []
     for index, pair in enumerate(pairs):
         if pair.listed and len(pages) < MAX_LISTED:
@@ -231,7 +389,90 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
             pages.append((page, _side_by_side(pair, students[pair.first], other)))
             pairs[index] = replace(pair, page=page)
     return Similarity(tuple(pairs), len(students), len(solutions), known_folder,
-                      tuple(unread), tuple(pages))
+                      tuple(unread), tuple(pages),
+                      templates=tuple(_template_label(path) for path in templates),
+                      common_limit=limit, common=len(shared_by_many))
+
+
+def _docstrings_as_comments(text: str) -> str:
+    """``text`` with every string that stands alone as a statement (a docstring) turned
+    into comments, character for character (the first of each of its lines becomes
+    ``#``): adding, removing or rewording a docstring is like changing a comment, and
+    copydetect ignores comments but counts a docstring as a string token. The text keeps
+    its length and every character's place. A file Python's tokenizer cannot read is
+    returned as it is.
+
+    >>> print(_docstrings_as_comments("def f():\\n    '''Two\\n    lines.'''\\n    return 'x'\\n"))
+    def f():
+        #''Two
+        #ines.'''
+        return 'x'
+    <BLANKLINE>
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return text
+    lines = text.splitlines(keepends=True)
+    starts = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT,
+              tokenize.COMMENT)
+    ends = (tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER)
+    for before, token, after in zip([None, *tokens], tokens, [*tokens[1:], None]):
+        if token.type != tokenize.STRING or after is None or after.type not in ends:
+            continue
+        if before is not None and before.type not in starts:
+            continue
+        (first_row, first_col), (last_row, _) = token.start, token.end
+        for row in range(first_row, last_row + 1):
+            line = lines[row - 1]
+            column = first_col if row == first_row else len(line) - len(line.lstrip())
+            if column < len(line) and line[column] not in "\r\n":
+                lines[row - 1] = line[:column] + "#" + line[column + 1:]
+    return "".join(lines)
+
+
+def _ints(hashes: Iterable[Any]) -> set[int]:
+    return {int(hash_) for hash_ in hashes}
+
+
+# copydetect's filtered code writes a definition's head as "defF(" (a class: "classO")
+_DEFINITIONS = ("defF", "classO")
+
+
+def _across_definitions(fingerprint: Any) -> set[int]:
+    """The fingerprints of ``fingerprint`` whose run of tokens reaches from one definition
+    into the next (the end of a function and the head of another): they depend on the
+    order of the functions, which a copy can change at no cost, so they are not evidence
+    either way. The code on both sides is still covered by the runs within each function.
+
+    >>> from copydetect import CodeFingerprint
+    >>> code = "def f(a):\\n    return a + 1 + 2 + 3\\ndef g(b):\\n    return b * 2 * 3 * 4\\n"
+    >>> one = CodeFingerprint("x.py", 10, 1, fp=io.StringIO(code), language="python")
+    >>> one.filtered_code
+    'defF(V):returnV+1+2+3defF(V):returnV*2*3*4'
+    >>> across = _across_definitions(one)
+    >>> runs = sorted((i, one.filtered_code[i:i + 10]) for hash_, (i, *_) in
+    ...               one.hash_idx.items() if int(hash_) in across)
+    >>> runs[0][1], runs[-1][1], len(runs)
+    ('rnV+1+2+3d', '3defF(V):r', 9)
+    """
+    code, k = fingerprint.filtered_code, fingerprint.k
+    return {int(hash_) for hash_, (position, *_) in fingerprint.hash_idx.items()
+            if any(code.find(head, position + 1, position + k - 1 + len(head)) != -1
+                   for head in _DEFINITIONS)}
+
+
+def _keep_only_own(fingerprint: Any, drop: set[int]) -> None:
+    """Leave out of ``fingerprint`` (copydetect's, built here) the fingerprints in ``drop``:
+    what the pair's shares and highlights are computed on, its size recounted."""
+    from copydetect.utils import get_token_coverage
+
+    kept = {int(hash_): positions for hash_, positions in fingerprint.hash_idx.items()
+            if int(hash_) not in drop}
+    fingerprint.hash_idx = kept
+    fingerprint.hashes = set(kept)
+    fingerprint.token_coverage = get_token_coverage(kept, fingerprint.k,
+                                                    len(fingerprint.filtered_code))
 
 
 def _read(path: Path) -> str | None:
@@ -252,7 +493,8 @@ def _pair(first: Any, second: Any, first_name: str, second_name: str,
     if not tokens:
         return None
     return Pair(first_name, second_name, round(float(first_score), 4),
-                round(float(second_score), 4), int(tokens), known)
+                round(float(second_score), 4), int(tokens), known,
+                first_own=int(first.token_coverage), second_own=int(second.token_coverage))
 
 
 _PAGE_STYLE = """
@@ -281,13 +523,13 @@ def _side_by_side(pair: Pair, first: Any, second: Any) -> str:
            f"<title>{_e(title)}</title>", f"<style>{_PAGE_STYLE}</style></head><body>",
            '<p><a href="../summary.html#similarity">Class summary</a></p>',
            f"<h1>{_e(title)}</h1>",
-           f"<p>{pair.first_score:.0%} of {_e(pair.first)}'s code is in {_e(second_label)}, "
-           f"{pair.second_score:.0%} of {_e(second_label)}'s in {_e(pair.first)}'s; "
-           f"{pair.tokens} tokens in common.</p>",
-           '<p class="muted">Highlighted: the code they share, as copydetect finds it '
+           f"<p>{pair.first_score:.0%} of {_e(pair.first)}'s own code is in "
+           f"{_e(second_label)}, {pair.second_score:.0%} of {_e(second_label)}'s in "
+           f"{_e(pair.first)}'s; {pair.tokens} tokens in common.</p>",
+           '<p class="muted">Highlighted: the own code they share, as copydetect finds it '
            f"(runs of {NOISE_TOKENS} or more tokens; names, strings and comments do not "
-           "count, nor the handout's template, though a highlighted run may reach into "
-           "the template's lines next to it).</p>",
+           "count, nor the templates' code, nor code that many submissions share, though "
+           "a highlighted run may reach into such lines next to it).</p>",
            '<div class="sides">']
     for label, code in ((pair.first, codes[0]), (second_label, codes[1])):
         out.append(f"<section><h2>{_e(label)}</h2><pre><code>{code}</code></pre></section>")
@@ -296,18 +538,25 @@ def _side_by_side(pair: Pair, first: Any, second: Any) -> str:
 
 
 def similarity_csv(similarity: Similarity) -> str:
-    """Every pair that shares code as CSV text, the most similar first.
+    """Every pair that shares own code as CSV text, the listed ones first, then the most
+    similar. ``first_score`` and ``second_score`` are the shares of each file's own code
+    (``first_own`` and ``second_own`` tokens) found in the other; ``listed`` is "yes" for
+    the pairs on the summary page, "over the cap" for those above the threshold it had no room
+    for.
 
-    >>> similarity_csv(Similarity((Pair("alice", "bob", 0.9, 0.8, 300),), 2, 0)).splitlines()[1]
-    '1,alice,bob,,0.9,0.8,300,yes,'
+    >>> similarity_csv(Similarity((Pair("alice", "bob", 0.9, 0.8, 300, first_own=333,
+    ...                                 second_own=375),), 2, 0)).splitlines()[1]
+    '1,alice,bob,,0.9,0.8,300,333,375,yes,'
     """
     columns = ["rank", "first", "second", "second_is_known", "first_score", "second_score",
-               "tokens", "listed", "page"]
+               "tokens", "first_own", "second_own", "listed", "page"]
     listed = set(similarity.listed)
     rows = [{"rank": rank, "first": pair.first, "second": pair.second,
              "second_is_known": "known" if pair.known else "",
              "first_score": f"{pair.first_score:g}", "second_score": f"{pair.second_score:g}",
-             "tokens": pair.tokens, "listed": "yes" if pair in listed else "",
+             "tokens": pair.tokens, "first_own": pair.first_own,
+             "second_own": pair.second_own,
+             "listed": "yes" if pair in listed else "over the cap" if pair.listed else "",
              "page": pair.page}
             for rank, pair in enumerate(similarity.pairs, start=1)]
     return table.csv_text(columns, rows)
@@ -331,7 +580,7 @@ def compare_and_write(out: Path, submissions: Mapping[str, Path],
                                   SimilarityOptions(known=Path("known")))
     """
     known = known_solutions(options.known) if options.known is not None else {}
-    found = compare(submissions, known, options.template,
+    found = compare(submissions, known, DEFAULT_TEMPLATES + tuple(options.templates),
                     known_folder=str(options.known) if options.known is not None else "")
     write_similarity(out, found)
     return found

@@ -461,8 +461,9 @@ def _all_rows_section(rows: Sequence[Row]) -> list[str]:
 
 
 def similarity_section(found: similar.Similarity) -> list[str]:
-    """The "Most similar pairs" section: the listed pairs, each with its two scores and a
-    link to its side-by-side page.
+    """The "Most similar pairs" section: what did not count, how many pairs were above the
+    threshold (and how many of them the cap left out), and the listed pairs, each with the share
+    of each file's own code found in the other and a link to its side-by-side page.
 
     >>> pair = similar.Pair("alice", "bob", 0.97, 0.95, 300, page="similarity/pair-001.html")
     >>> '<a href="similarity/pair-001.html">' in "".join(similarity_section(
@@ -471,14 +472,20 @@ def similarity_section(found: similar.Similarity) -> list[str]:
     """
     known = (f" and with {found.known} known solutions from {_e(found.known_folder)}"
              if found.known_folder else "")
+    templates = (f"the templates ({_e(', '.join(found.templates))})" if found.templates
+                 else "no template")
+    common = (f", nor code found in more than {found.common_limit} of the "
+              f"{found.submissions} submissions (what most solutions share, such as the "
+              f"loop that clones, moves and recurses: {found.common} fingerprints)"
+              if found.common_limit else "")
     lines = ['<h2 id="similarity">Most similar pairs</h2>',
              f'<p class="muted">{found.submissions} submissions compared with each '
-             f"other{known} by copydetect; the handout's template, names, strings and "
-             "comments do not count. A score is the share of one file's code found in the "
-             f"other. Listed: either score at least {similar.LISTED_SCORE:.0%} and at "
-             f"least {similar.LISTED_TOKENS} tokens in common (at most "
-             f'{similar.MAX_LISTED}); every pair that shares code is in '
-             f'<a href="{similar.CSV_NAME}">{similar.CSV_NAME}</a>. '
+             f"other{known} by copydetect, on their own code: {templates} do not count"
+             f"{common}, nor names, strings and comments. A share is how much of one "
+             "file's own code is also in the other. Listed: either share at least "
+             f"{similar.LISTED_SCORE:.0%} and at least {similar.LISTED_TOKENS} tokens of "
+             f"own code in common (at most {similar.MAX_LISTED}); every pair that shares "
+             f'own code is in <a href="{similar.CSV_NAME}">{similar.CSV_NAME}</a>. '
              "Similarity changes no grade: it says where to look.</p>"]
     if found.unread:
         lines.append(f'<p class="muted">Not compared: {_e("; ".join(found.unread))}</p>')
@@ -488,17 +495,32 @@ def similarity_section(found: similar.Similarity) -> list[str]:
                    f"{_e(_second(found.pairs[0]))}, {found.pairs[0].score:.0%})"
                    if found.pairs else "")
         return lines + [f'<p class="muted">No pair is that similar{closest}.</p>']
-    lines.append('<table><tr><th class="num">#</th><th>student</th><th class="num">score</th>'
-                 '<th>similar to</th><th class="num">score</th><th class="num">tokens</th>'
+    if found.left_out:
+        lines.append(f"<p><b>{len(listed)} of {found.above} pairs above the threshold "
+                     "shown</b>: "
+                     f"the other {found.left_out} are in "
+                     f'<a href="{similar.CSV_NAME}">{similar.CSV_NAME}</a> (listed: '
+                     "over the cap).</p>")
+    else:
+        lines.append(f"<p>{found.above} pair{'s' * (found.above != 1)} above the threshold, "
+                     f"{'all ' * (found.above != 1)}shown.</p>")
+    lines.append('<table><tr><th class="num">#</th><th>student</th><th class="num">share</th>'
+                 '<th>similar to</th><th class="num">share</th><th class="num">tokens</th>'
                  "<th>side by side</th></tr>")
     for rank, pair in enumerate(listed, start=1):
         lines.append(f'<tr><td class="num">{rank}</td><td>{_e(pair.first)}</td>'
-                     f'<td class="num">{pair.first_score:.0%}</td>'
-                     f'<td>{_e(_second(pair))}</td><td class="num">{pair.second_score:.0%}</td>'
-                     f'<td class="num">{pair.tokens}</td>'
+                     f'<td class="num"{_own(pair.first, pair.first_own)}>'
+                     f"{pair.first_score:.0%}</td><td>{_e(_second(pair))}</td>"
+                     f'<td class="num"{_own(_second(pair), pair.second_own)}>'
+                     f'{pair.second_score:.0%}</td><td class="num">{pair.tokens}</td>'
                      f'<td><a href="{_e(pair.page)}">view</a></td></tr>')
     lines.append("</table>")
     return lines
+
+
+def _own(name: str, tokens: int) -> str:
+    """The title of a share's cell: how much own code the share is of."""
+    return f' title="of {_e(name)}\'s {tokens} tokens of own code"' if tokens else ""
 
 
 def _second(pair: similar.Pair) -> str:

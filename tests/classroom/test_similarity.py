@@ -4,7 +4,10 @@ The fixtures (tests/submissions/similarity/): in class/, bob copied alice's code
 every name, frank copied a known solution, carol wrote her own, and dave and erin share only
 the handout's template (each with a few lines of their own). known/ holds two known
 solutions, near copies of each other. fast/ is a class that grades in seconds (ben copied
-ann, cat shares only the template) for the one test that runs the real batch.
+ann, cat shares only the template) for the one test that runs the real batch. In
+templates/, gus and hal share only the original course's template (hal spells its assert
+and test lines as many students did), ivy and jon only an earlier handout's helpers
+(handouts/week1_helpers.py). similar_class.py generates larger classes with planted copies.
 
 Most tests call the comparison directly (no grading); one runs the command end to end.
 """
@@ -28,11 +31,13 @@ from grader.classroom import (Attempt, BatchOptions, Job, Submission,  # noqa: E
 from grader.classroom import similarity  # noqa: E402
 from grader.classroom.gradebook import Row  # noqa: E402
 from grader.classroom.similarity import Pair, SimilarityError, SimilarityOptions  # noqa: E402
+from similar_class import generate_class  # noqa: E402
 from test_batch import GRADER, FakeRunner, read_gradebook, results_json  # noqa: E402
 
 HERE = Path(__file__).resolve().parents[1]   # tests/
 FIXTURES = HERE / "submissions" / "similarity"
 CLASS, KNOWN, FAST = FIXTURES / "class", FIXTURES / "known", FIXTURES / "fast"
+TEMPLATES, WEEK1 = FIXTURES / "templates", FIXTURES / "handouts" / "week1_helpers.py"
 
 
 def class_files(folder: Path = CLASS) -> dict[str, Path]:
@@ -61,14 +66,16 @@ def run_cli(*args: str, env: dict[str, str] | None = None,
 def test_copies_come_first_and_independent_work_is_not_listed() -> None:
     found = compare_class()
 
+    # all three are whole copies (renamed names, docstrings change nothing): the most
+    # shared code first
     assert [(pair.first, pair.second, pair.known) for pair in found.listed] == [
-        ("alice", "bob", False),                       # renamed names change nothing
-        ("frank", "public/minimax_blog.py", True),
         ("frank", "2023-fall/solution.py", True),
+        ("frank", "public/minimax_blog.py", True),
+        ("alice", "bob", False),
     ]
     copied = pair_of(found, "alice", "bob")
     assert copied is not None and copied.first_score >= 0.95 and copied.second_score >= 0.95
-    assert copied.tokens >= 300
+    assert copied.tokens >= 250
     for first, second in (("frank", "public/minimax_blog.py"), ("frank", "2023-fall/solution.py")):
         pair = pair_of(found, first, second)
         assert pair is not None and min(pair.first_score, pair.second_score) >= 0.9
@@ -77,9 +84,12 @@ def test_copies_come_first_and_independent_work_is_not_listed() -> None:
         pair = pair_of(found, other, "carol")
         assert pair is not None and pair.score < 0.3 and not pair.listed
     assert all("carol" not in (pair.first, pair.second) for pair in found.listed)
-    # most similar first, then by shared tokens, then by name: the CSV's order too
-    keys = [(-pair.score, -pair.tokens) for pair in found.pairs]
+    # the listed first, then the most similar (the mean of the two shares), then by shared
+    # tokens: the CSV's order too
+    keys = [(not pair.listed, -pair.share, -pair.tokens) for pair in found.pairs]
     assert keys == sorted(keys)
+    assert all(pair.first_own >= pair.tokens > 0 and pair.second_own > 0
+               for pair in found.pairs)
     assert found.submissions == 6 and found.known == 2 and found.unread == ()
 
 
@@ -89,10 +99,74 @@ def test_the_handouts_template_does_not_count() -> None:
     assert pair_of(found, "dave", "erin") is None
     assert all({"dave", "erin"}.isdisjoint({pair.first, pair.second}) for pair in found.listed)
 
-    # without the template as boilerplate, the same two files look copied
-    unfiltered = compare_class(template=None)
+    # without the templates as boilerplate (nor the common code), the same two files look
+    # copied
+    unfiltered = compare_class(templates=(), common=False)
     pair = pair_of(unfiltered, "dave", "erin")
     assert pair is not None and pair.listed and pair.score > 0.8
+
+
+def test_the_courses_own_template_is_recognised_without_being_given() -> None:
+    files = class_files(TEMPLATES)
+    found = similarity.compare(files)
+    # gus and hal share the course's template (its SCORES, move_wrapper and its assert in
+    # either spelling, the test lines commented or not) and nothing else
+    assert pair_of(found, "gus", "hal") is None
+    assert "the course's template" in found.templates
+    # the handout's template alone does not know it: they would look copied
+    handout_only = similarity.compare(files, templates=(similarity.TEMPLATE,), common=False)
+    pair = pair_of(handout_only, "gus", "hal")
+    assert pair is not None and pair.listed and pair.tokens >= 100
+
+
+def test_an_earlier_handout_given_as_a_template_does_not_count() -> None:
+    files = class_files(TEMPLATES)
+    # ivy and jon both kept the week 1 helpers, then wrote different players
+    shared = pair_of(similarity.compare(files), "ivy", "jon")
+    assert shared is not None and shared.listed
+
+    options = similarity.from_arguments(True, [WEEK1])
+    assert options == SimilarityOptions(known=None, templates=(WEEK1,))
+    found = similarity.compare(files, templates=similarity.DEFAULT_TEMPLATES + options.templates)
+    pair = pair_of(found, "ivy", "jon")
+    assert pair is None or (not pair.listed and pair.score < 0.3)
+    assert str(WEEK1) in found.templates
+    # a folder of templates: its .py files
+    assert similarity.template_files([WEEK1.parent]) == (WEEK1,)
+    # the option alone turns the comparison on
+    assert similarity.from_arguments(None, [WEEK1]) == options
+    assert similarity.from_arguments(None, []) is None
+
+
+def test_a_class_ranks_its_planted_copies_first_and_common_code_is_no_evidence(
+        tmp_path: Path) -> None:
+    # 30 students in the styles of the fixtures, 2 more who copied one each (names,
+    # comments, docstrings and the order of the functions changed)
+    planted = generate_class(tmp_path, size=32, copies=2, seed=2, extra_line_copies=0)
+    files = class_files(tmp_path)
+    found = similarity.compare(files)
+
+    assert found.common_limit == 3 and found.common > 100
+    assert sorted((pair.first, pair.second) for pair in found.listed[:2]) == planted
+    assert all(pair.share >= 0.95 for pair in found.listed[:2])
+    assert all(pair.share < 0.8 for pair in found.listed[2:])
+    # what most of the class shares (the loop that clones, moves and recurses) is no
+    # evidence: counted, it lists many more pairs, none of them a copy
+    everything = similarity.compare(files, common=False)
+    assert len(everything.listed) >= 3 * len(found.listed)
+    assert sorted((pair.first, pair.second) for pair in everything.listed[:2]) == planted
+    not_listed_now = [pair for pair in everything.listed[2:]
+                      if not getattr(pair_of(found, pair.first, pair.second), "listed", False)]
+    assert len(not_listed_now) >= 0.8 * len(everything.listed[2:])
+
+    # the side by side page of a copy: the templates' lines are not highlighted, though
+    # they are in both files
+    page = dict(found.pages)[found.listed[0].page]
+    marked = re.findall(r"<mark>(.*?)</mark>", page, re.S)
+    assert marked
+    for template_line in ("import provided", "SCORES = {", "set_timeout",
+                          "returned illegal move"):
+        assert not any(template_line in part for part in marked), template_line
 
 
 def test_known_solutions_are_compared_with_every_submission_not_with_each_other() -> None:
@@ -144,19 +218,19 @@ def test_pages_csv_and_summary_section(tmp_path: Path) -> None:
     assert not stale.exists()
     pages = sorted(path.name for path in (out / similarity.PAGES).iterdir())
     assert pages == ["pair-001.html", "pair-002.html", "pair-003.html"]
-    first = (out / "similarity" / "pair-001.html").read_text(encoding="utf-8")
-    assert "<h1>alice and bob</h1>" in first and "<mark>" in first
-    assert "def explore(grid, who, level):" in first      # bob's own code, side by side
-    assert 'href="../summary.html#similarity"' in first
-    known_page = (out / "similarity" / "pair-003.html").read_text(encoding="utf-8")
+    third = (out / "similarity" / "pair-003.html").read_text(encoding="utf-8")
+    assert "<h1>alice and bob</h1>" in third and "<mark>" in third
+    assert "def explore(grid, who, level):" in third      # bob's own code, side by side
+    assert 'href="../summary.html#similarity"' in third
+    known_page = (out / "similarity" / "pair-001.html").read_text(encoding="utf-8")
     assert "known solution 2023-fall/solution.py" in known_page
 
     with open(out / "similarity.csv", newline="", encoding="utf-8-sig") as file:
         rows = list(csv.DictReader(file))
     assert [(row["first"], row["second"]) for row in rows[:3]] == [
-        ("alice", "bob"), ("frank", "public/minimax_blog.py"), ("frank", "2023-fall/solution.py")]
+        ("frank", "2023-fall/solution.py"), ("frank", "public/minimax_blog.py"), ("alice", "bob")]
     assert [row["listed"] for row in rows[:4]] == ["yes", "yes", "yes", ""]
-    assert rows[2]["second_is_known"] == "known" and rows[0]["second_is_known"] == ""
+    assert rows[0]["second_is_known"] == "known" and rows[2]["second_is_known"] == ""
     assert rows[0]["page"] == "similarity/pair-001.html" and rows[3]["page"] == ""
     assert float(rows[0]["first_score"]) >= 0.95
     assert len(rows) == len(found.pairs)
@@ -164,22 +238,44 @@ def test_pages_csv_and_summary_section(tmp_path: Path) -> None:
     page = summary.summary_html([Row("alice", "graded", 80.0, 100.0)], similarity=found)
     section = page.split('<h2 id="similarity">Most similar pairs</h2>')[1].split("<h2>")[0]
     table_rows = re.findall(r"<tr><td class=\"num\">(\d+)</td><td>([^<]*)</td>"
-                            r"<td class=\"num\">(\d+)%</td><td>([^<]*)</td>", section)
+                            r"<td class=\"num\" title=\"[^\"]*\">(\d+)%</td><td>([^<]*)</td>",
+                            section)
     assert [(rank, first, second) for rank, first, _, second in table_rows] == [
-        ("1", "alice", "bob"), ("2", "frank", "known: public/minimax_blog.py"),
-        ("3", "frank", "known: 2023-fall/solution.py")]
+        ("1", "frank", "known: 2023-fall/solution.py"),
+        ("2", "frank", "known: public/minimax_blog.py"), ("3", "alice", "bob")]
     links = re.findall(r'<a href="([^"]+)">view</a>', section)
     assert links == [f"similarity/pair-00{rank}.html" for rank in (1, 2, 3)]
     assert all((out / link).is_file() for link in links)
     assert 'href="similarity.csv"' in section and "6 submissions compared" in section
+    assert "3 pairs above the threshold, all shown" in section
+    assert "the templates (the handout&#x27;s template, the course&#x27;s template)" in section
+    assert "nor code found in more than 3 of the 6 submissions" in section
+    assert "title=\"of alice's 285 tokens of own code\"" in section
+    assert [row["first_own"] for row in rows[2:3]] == ["285"]
     assert "Most similar pairs" not in summary.summary_html([Row("alice", "graded", 80.0, 100.0)])
+
+
+def test_the_summary_says_how_many_pairs_the_cap_left_out() -> None:
+    pairs = tuple(Pair(f"s{index:02d}", f"t{index:02d}", 0.9, 0.8, 200, first_own=210,
+                       second_own=230) for index in range(similarity.MAX_LISTED + 3))
+    found = similarity.Similarity(pairs + (Pair("u", "v", 0.9, 0.9, 60),), 120, 0,
+                                  common_limit=12, common=40)
+    assert (len(found.listed), found.above, found.left_out) == (similarity.MAX_LISTED,
+                                                                 similarity.MAX_LISTED + 3, 3)
+    section = "\n".join(summary.similarity_section(found))
+    assert f"{similarity.MAX_LISTED} of {similarity.MAX_LISTED + 3} pairs above the " \
+           "threshold shown</b>: the other 3 are in" in section
+    assert "nor code found in more than 12 of the 120 submissions" in section
+    rows = list(csv.DictReader(similarity.similarity_csv(found).lstrip("\ufeff").splitlines()))
+    assert [row["listed"] for row in rows].count("yes") == similarity.MAX_LISTED
+    assert [row["listed"] for row in rows[-4:]] == ["over the cap"] * 3 + [""]
 
 
 def test_a_class_with_nothing_similar_says_so() -> None:
     found = similarity.compare({name: class_files()[name] for name in ("alice", "carol")})
     assert found.listed == () and found.pages == ()
     section = "\n".join(summary.similarity_section(found))
-    assert "No pair is that similar (the closest: alice and carol, 11%)" in section
+    assert "No pair is that similar (the closest: alice and carol, 13%)" in section
 
 
 def test_known_folder_problems_name_the_path(tmp_path: Path) -> None:
@@ -265,6 +361,15 @@ def test_usage_errors_of_similarity(tmp_path: Path) -> None:
     assert missing.stderr.strip().splitlines() == [
         "python -m grader batch: error: --similarity needs copydetect: "
         "pip install 'ttt-minimax[similarity]'"]
+
+    # a template that is not there: one line, nothing graded
+    failed = run_cli(str(FAST), "--out", str(tmp_path / "out"), "--similarity",
+                     "--similarity-template", str(WEEK1), str(tmp_path / "week2.py"))
+    assert failed.returncode == 2
+    assert failed.stderr.strip().splitlines() == [
+        f"python -m grader batch: error: --similarity-template {tmp_path / 'week2.py'}: "
+        "no such file"]
+    assert not (tmp_path / "out" / "results").exists()
 
     help_text = run_cli("--help").stdout
     assert "--similarity [FOLDER]" in help_text and "50%" in help_text
