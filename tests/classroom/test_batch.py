@@ -429,7 +429,7 @@ def test_sigterm_stops_the_batch_and_keeps_what_is_done(tmp_path: Path) -> None:
     assert "interrupted" in stderr
     _, rows = read_gradebook(out)
     assert rows["alice"]["status"] == "graded"
-    assert rows["oscar"]["status"] == "not graded: not graded yet"
+    assert rows["oscar"]["status"] == f"not graded: {state.INTERRUPTED}"   # and what to do
     assert not (out / "results" / "oscar.json").exists()
     assert not _processes_mentioning(str(out))
 
@@ -581,7 +581,7 @@ def test_a_class_is_never_graded_under_two_configurations_without_a_sign(
     assert [job.submission.student_id for job in rest.jobs] == ["bob"]
     assert [s.student_id for s in outcome.plan.changed] == ["bob"]
     columns, book = read_gradebook(out)
-    assert columns[-1] == "config"
+    assert columns[-5:] == ["config", "sid", "email", "submitted_at", "roster"]
     assert {row["config"] for row in book.values()} == {state.graded_under(new).fingerprint}
     assert "Warning" not in (out / "summary.html").read_text()
 
@@ -644,9 +644,9 @@ def test_rows_from_results_and_the_csv(tmp_path: Path) -> None:
     gradebook.write_gradebook(tmp_path / "book.csv", rows)
     lines = (tmp_path / "book.csv").read_text(encoding="utf-8-sig").splitlines()
     assert lines[0] == ("student_id,score,max_score,scores,status,cpu_seconds,wall_seconds,"
-                        "late,name,source,no_answer,config")
-    assert lines[1] == "eve,0,15,0,not run: syntax,0,,late,Eve,,,unrecorded"
-    assert lines[2] == "zed,,,,not graded: empty folder,,,,,,,"
+                        "late,name,source,no_answer,config,sid,email,submitted_at,roster")
+    assert lines[1] == "eve,0,15,0,not run: syntax,0,,late,Eve,,,unrecorded,,,,"
+    assert lines[2] == "zed,,,,not graded: empty folder,,,,,,,,,,,"
     with pytest.raises(ValueError, match="CSV column"):
         gradebook.gradebook_columns(["late"])
 
