@@ -180,7 +180,10 @@ def gradebook_row(student: Student, choice: str = "latest",
     elif latest.status == "error" or latest.grader_error:
         reason = "grader error" + (f": {latest.error}" if latest.error else "")
     else:
-        reason = f"{latest.status}, not graded yet"
+        # A sentence an instructor reads at a glance, as batch's statuses are.
+        reason = {"queued": "waiting its turn in the queue (its report comes when it is graded)",
+                  "running": "being graded now (its report comes in seconds)"}.get(
+                      latest.status, f"{latest.status}, not graded yet")
     return gradebook.not_graded_row(student.student_id, reason, late=latest.late,
                                     source=f"submission {latest.id}", **extra)
 
