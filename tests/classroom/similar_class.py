@@ -429,7 +429,8 @@ def generate_class(folder: Path, size: int, copies: int, seed: int = 17,
     """Write ``size`` files ``student001.py``... into ``folder``: ``size - copies``
     independent ones and ``copies`` planted copies of some of them (the last
     ``extra_line_copies`` of which add a line of their own), spread among the others.
-    Returns the planted pairs as (original, copy) student ids, sorted by name.
+    Returns the planted pairs in the order they were planted (those with a line of their
+    own last), each as its two student ids in name order.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
@@ -456,4 +457,4 @@ def generate_class(folder: Path, size: int, copies: int, seed: int = 17,
             else False
         text = _file(structure[student], rng.randrange(10**9), extra_line=extra)
         (folder / f"{student}.py").write_text(text, encoding="utf-8")
-    return sorted(planted)
+    return planted
