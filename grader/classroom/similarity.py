@@ -15,7 +15,9 @@ code are not evidence, and their fingerprints are dropped before any pair is com
   given with ``--similarity-template`` (earlier handouts): what every student got;
 - common code: a fingerprint found in more than ``common_limit(n)`` of the ``n``
   submissions (``COMMON_SHARE`` of them, at least ``COMMON_FILES``), such as the
-  clone-move-recurse loop every correct minimax has. Copying it proves nothing.
+  clone-move-recurse loop every correct minimax has. Copying it proves nothing. (Nor can
+  it show a solution copied by that many: a known solution at least ``WIDELY_COPIED`` of
+  whose code is common is named in ``Similarity.widely_copied``, and on the summary.)
 
 What is left of a file is its *own code*. A pair's two shares are the share of each file's
 own code found in the other (copydetect's two similarities, on what remains). Submissions
@@ -69,6 +71,7 @@ DEFAULT_TEMPLATES = (TEMPLATE, COURSE_TEMPLATE)
 NOISE_TOKENS = 25        # shorter runs of shared tokens are noise (copydetect's noise_t)
 COMMON_SHARE = 0.10      # code in more than this share of the submissions is common...
 COMMON_FILES = 3         # ...or in more than this many, whichever is larger
+WIDELY_COPIED = 0.9      # a known solution this much of whose code is common: copied?
 LISTED_SCORE = 0.5       # a pair is listed when either share reaches this...
 LISTED_TOKENS = 100      # ...and they share at least this many tokens of own code
 MAX_LISTED = 50          # at most this many pairs on the summary page (all in the CSV)
@@ -177,11 +180,15 @@ class Similarity:
     templates: tuple[str, ...] = ()  # the templates left out, in words
     common_limit: int = 0            # code in more than this many submissions is common
     common: int = 0                  # fingerprints left out as common
+    # known solutions with at least WIDELY_COPIED of their code common: (name, share)
+    widely_copied: tuple[tuple[str, float], ...] = ()
 
     def __post_init__(self) -> None:
         # read back from JSON (the submission page keeps its last comparison): lists
         for name in ("unread", "templates"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
+        object.__setattr__(self, "widely_copied",
+                           tuple((name, share) for name, share in self.widely_copied))
 
     @property
     def listed(self) -> tuple[Pair, ...]:
@@ -365,6 +372,11 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
     limit = common_limit(len(students)) if common else 0
     shared_by_many = {hash_ for hash_, count in holders.items() if count > limit} \
         if common else set()
+    # a known solution most of whose code is common may be what many students copied:
+    # leaving common code out hides those copies, so the summary says so
+    widely = tuple((name, round(share, 4)) for name, share in
+                   ((name, _share_in(solutions[name], shared_by_many)) for name in solutions)
+                   if share >= WIDELY_COPIED)
     for fingerprint in (*students.values(), *solutions.values()):
         _keep_only_own(fingerprint, shared_by_many)
 
@@ -391,7 +403,7 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
     return Similarity(tuple(pairs), len(students), len(solutions), known_folder,
                       tuple(unread), tuple(pages),
                       templates=tuple(_template_label(path) for path in templates),
-                      common_limit=limit, common=len(shared_by_many))
+                      common_limit=limit, common=len(shared_by_many), widely_copied=widely)
 
 
 def _docstrings_as_comments(text: str) -> str:
@@ -460,6 +472,18 @@ def _across_definitions(fingerprint: Any) -> set[int]:
     return {int(hash_) for hash_, (position, *_) in fingerprint.hash_idx.items()
             if any(code.find(head, position + 1, position + k - 1 + len(head)) != -1
                    for head in _DEFINITIONS)}
+
+
+def _share_in(fingerprint: Any, hashes: set[int]) -> float:
+    """The share of ``fingerprint``'s code (its tokens covered) that ``hashes`` cover."""
+    from copydetect.utils import get_token_coverage
+
+    if not fingerprint.token_coverage:
+        return 0.0
+    inside = {hash_: positions for hash_, positions in fingerprint.hash_idx.items()
+              if int(hash_) in hashes}
+    return float(get_token_coverage(inside, fingerprint.k, len(fingerprint.filtered_code))
+                 / fingerprint.token_coverage)
 
 
 def _keep_only_own(fingerprint: Any, drop: set[int]) -> None:

@@ -489,6 +489,11 @@ def similarity_section(found: similar.Similarity) -> list[str]:
              "Similarity changes no grade: it says where to look.</p>"]
     if found.unread:
         lines.append(f'<p class="muted">Not compared: {_e("; ".join(found.unread))}</p>')
+    for name, share in found.widely_copied:
+        lines.append(f'<p class="warning">{share:.0%} of the known solution {_e(name)} is '
+                     f"code found in more than {found.common_limit} submissions: many may "
+                     "have copied it, and their copies are not listed here (that code is left "
+                     "out as common). Look for it in their files.</p>")
     listed = found.listed
     if not listed:
         closest = (f" (the closest: {_e(found.pairs[0].first)} and "

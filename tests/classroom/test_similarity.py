@@ -255,6 +255,26 @@ def test_pages_csv_and_summary_section(tmp_path: Path) -> None:
     assert "Most similar pairs" not in summary.summary_html([Row("alice", "graded", 80.0, 100.0)])
 
 
+def test_a_known_solution_copied_by_many_is_named(tmp_path: Path) -> None:
+    # 5 of 8 students handed in the public solution: more than the common limit (3)
+    files = {name: class_files()[name] for name in ("alice", "bob", "carol")}
+    for number in range(5):
+        files[f"copier{number}"] = shutil.copy(KNOWN / "public" / "minimax_blog.py",
+                                               tmp_path / f"copier{number}.py")
+    found = similarity.compare(files, similarity.known_solutions(KNOWN), known_folder="known")
+    # their code is the class's common code now: not evidence, not listed...
+    assert not any(pair.first.startswith("copier") for pair in found.listed)
+    # ...so the known solution they copied is named instead
+    assert [name for name, _ in found.widely_copied] == ["2023-fall/solution.py",
+                                                         "public/minimax_blog.py"]
+    assert all(share >= similarity.WIDELY_COPIED for _, share in found.widely_copied)
+    section = "\n".join(summary.similarity_section(found))
+    assert "of the known solution public/minimax_blog.py is code found in more than 3 " \
+           "submissions: many may have copied it" in section
+    # an ordinary class names none
+    assert compare_class().widely_copied == ()
+
+
 def test_the_summary_says_how_many_pairs_the_cap_left_out() -> None:
     pairs = tuple(Pair(f"s{index:02d}", f"t{index:02d}", 0.9, 0.8, 200, first_own=210,
                        second_own=230) for index in range(similarity.MAX_LISTED + 3))
