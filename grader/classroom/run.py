@@ -23,6 +23,8 @@ from typing import Callable, Protocol
 
 import grader
 from grader.classroom.discover import Submission
+from grader.classroom.warm import ServerLost, WarmProcess, WarmUnavailable
+from grader.classroom.warm import server_for as warm_server_for
 from grader.sandbox.cpu import CPU_VARIABLE
 
 GRADER_HOME = Path(grader.__file__).resolve().parent.parent  # where `python -m grader` runs
@@ -94,6 +96,7 @@ class Attempt:
     seconds: float = 0.0          # wall time
     timed_out: bool = False       # stopped because it ran over the timeout
     stopped: bool = False         # stopped because the batch was interrupted
+    warm: bool = False            # forked by a warm server (grader.classroom.warm)
 
     @property
     def complete(self) -> bool:
@@ -121,17 +124,24 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     json_path = scratch / "results.json"
     argv = grade_argv(Path(submission).resolve(), json_path.resolve(), student_id, options)
     started = time.monotonic()
-    timed_out = stopped = False
+    timed_out = stopped = warm = False
     with open(scratch / "stdout", "wb") as stdout, open(scratch / "stderr", "wb") as stderr:
+        extra = {**(env or {}), **({} if slot is None else {CPU_VARIABLE: str(slot)})}
+        environ = {**os.environ, **extra}
+        process: subprocess.Popen | WarmProcess
         try:
-            extra = {**(env or {}), **({} if slot is None else {CPU_VARIABLE: str(slot)})}
-            process = subprocess.Popen(argv, cwd=GRADER_HOME, stdin=subprocess.DEVNULL,
-                                       stdout=stdout, stderr=stderr, start_new_session=True,
-                                       env={**os.environ, **extra} if extra else None,
-                                       preexec_fn=functools.partial(_die_with_parent,
-                                                                    os.getpid()))
-        except OSError as problem:
-            return Attempt(student_id, None, None, errors=f"cannot start the grader: {problem}")
+            process = _start_warm(argv, environ, stdout.fileno(), stderr.fileno())
+            warm = True
+        except WarmUnavailable:   # not sure to be the same grade warm: a fresh process
+            try:
+                process = subprocess.Popen(argv, cwd=GRADER_HOME, stdin=subprocess.DEVNULL,
+                                           stdout=stdout, stderr=stderr, start_new_session=True,
+                                           env=environ if extra else None,
+                                           preexec_fn=functools.partial(_die_with_parent,
+                                                                        os.getpid()))
+            except OSError as problem:
+                return Attempt(student_id, None, None,
+                               errors=f"cannot start the grader: {problem}")
         try:
             while True:
                 try:
@@ -144,6 +154,11 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
                 if timed_out or stopped:
                     _terminate(process, grace)
                     break
+        except ServerLost as lost:   # someone ended the warm server: the grade ended with it
+            return Attempt(student_id, None, None, report=_read_capped(scratch / "stdout"),
+                           errors=f"{_read_capped(scratch / 'stderr')}\nthe warm grading "
+                                  f"server ended during this grade ({lost}); grade it again",
+                           seconds=round(time.monotonic() - started, 3), warm=True)
         except BaseException:
             _terminate(process, 0)
             raise
@@ -155,10 +170,21 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
                    report=_read_capped(scratch / "stdout"),
                    errors=_read_capped(scratch / "stderr"),
                    seconds=round(time.monotonic() - started, 3),
-                   timed_out=timed_out, stopped=stopped)
+                   timed_out=timed_out, stopped=stopped, warm=warm)
 
 
-def _terminate(process: subprocess.Popen, grace: float) -> None:
+def _start_warm(argv: list[str], environ: dict[str, str], stdout: int,
+                stderr: int) -> WarmProcess:
+    """The grade ``argv`` forked by this thread's warm server (``grader.classroom.warm``);
+    raises WarmUnavailable where it must run cold (``TTT_GRADER_COLD=1``, no fork, no
+    server), before anything has started."""
+    if argv[:3] != [sys.executable, "-m", "grader"]:
+        raise WarmUnavailable("not a `python -m grader` command")
+    server = warm_server_for(environ)
+    return server.start(argv[3:], environ, stdout, stderr)
+
+
+def _terminate(process: subprocess.Popen | WarmProcess, grace: float) -> None:
     """SIGTERM, then after ``grace`` seconds SIGKILL to the whole process group."""
     with contextlib.suppress(ProcessLookupError):
         if grace > 0:

@@ -1,0 +1,378 @@
+"""A warm grader: a preloaded process that forks each ``python -m grader grade`` run.
+
+Most of what one ``grade`` costs the grader is the same every time: starting Python,
+importing pytest and the grader, working out the hidden positions. A :class:`WarmServer` is
+a long-lived ``python -m grader.classroom.warm`` process that has done all of that once;
+for each grade it forks a child, and the child does exactly what ``python -m grader grade``
+does in its main (same arguments, environment, working directory, a session and process
+group of its own, stdin from /dev/null, stdout and stderr into the caller's files), then
+ends through the interpreter's ordinary exit, with the exit status a subprocess would have.
+A fork is a fresh copy of the preloaded state, so nothing of one grade reaches the next; the
+student's code still runs only in the grade's sandbox, never in the server or the child.
+
+The server takes one grade at a time (:func:`grader.classroom.run.run_grade` keeps one per
+thread, so one per ``--jobs`` slot). The caller signals the child itself (SIGTERM, then
+SIGKILL to its group), as it would a subprocess; the server reaps the child only after the
+caller has read its exit status, so its pid and group cannot be reused before that.
+
+The server refuses (:class:`WarmUnavailable`; the caller then runs the grade cold, as a
+subprocess) where it is not sure to give the same grade: no ``os.fork`` or no fd passing,
+``TTT_GRADER_COLD=1``, or a server that cannot start. A server whose environment differs
+from the grade's (other than the per-grade variables below), or whose grader source files
+changed on disk since it started, is replaced by a new one first.
+
+>>> warm_wanted({"TTT_GRADER_COLD": "1"}), warm_wanted({}) == fork_available()
+(False, True)
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Mapping
+
+COLD_VARIABLE = "TTT_GRADER_COLD"        # "1": every grade in its own fresh process
+# Variables each grade sets for itself; none is read before the grade starts.
+PER_GRADE_VARIABLES = frozenset({"TTT_GRADER_CPU", "TTT_GRADER_PROGRESS"})
+START_SECONDS = 60.0                     # for a server to import everything and say ready
+MAX_MESSAGE = 1 << 20                    # bytes of one protocol message (the environment)
+HOME = Path(__file__).resolve().parent.parent.parent   # where `python -m grader` runs
+SOURCES = ("grader", "provided")         # the code a server has loaded, watched for changes
+
+
+class WarmUnavailable(Exception):
+    """The warm server cannot take this grade; grade it cold (a fresh subprocess)."""
+
+
+class ServerLost(Exception):
+    """The warm server ended while a grade was running: its exit status is unknown."""
+
+
+def fork_available() -> bool:
+    """Whether this system can run a warm server (fork, and file descriptors over sockets)."""
+    return (hasattr(os, "fork") and hasattr(socket, "send_fds")
+            and hasattr(socket, "SOCK_SEQPACKET") and hasattr(os, "waitid"))
+
+
+def warm_wanted(environ: Mapping[str, str]) -> bool:
+    """Whether a grade run with ``environ`` may be warm (``TTT_GRADER_COLD=1`` says no)."""
+    return environ.get(COLD_VARIABLE, "") in ("", "0") and fork_available()
+
+
+def base_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """``environ`` without the per-grade variables: what a server is started with.
+
+    >>> base_environment({"PATH": "/bin", "TTT_GRADER_CPU": "1"})
+    {'PATH': '/bin'}
+    """
+    return {key: value for key, value in environ.items() if key not in PER_GRADE_VARIABLES}
+
+
+def source_stamp(home: Path = HOME) -> tuple[tuple[str, int, int], ...]:
+    """Every loaded source file's name, size and modification time (a change: new server)."""
+    stamp = []
+    for folder in SOURCES:
+        for path in sorted((home / folder).rglob("*.py")):
+            try:
+                info = path.stat()
+            except OSError:
+                continue
+            stamp.append((str(path), info.st_size, info.st_mtime_ns))
+    return tuple(stamp)
+
+
+def current_umask() -> int | None:
+    """This process's umask (what a subprocess inherits), without changing it; None where
+    /proc does not say.
+
+    >>> current_umask() is None or 0 <= current_umask() <= 0o777
+    True
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+class WarmProcess:
+    """One grade forked by a :class:`WarmServer`; used like ``subprocess.Popen``."""
+
+    def __init__(self, server: "WarmServer", pid: int) -> None:
+        self._server = server
+        self.pid = pid
+        self.returncode: int | None = None
+
+    def wait(self, timeout: float | None = None) -> int:
+        """Its exit status, as Popen's (negative: the signal that ended it); raises
+        ``subprocess.TimeoutExpired`` after ``timeout`` seconds, ServerLost if the
+        server ended first."""
+        if self.returncode is None:
+            message = self._server.receive(timeout)
+            if message is None:
+                raise subprocess.TimeoutExpired("warm grade", timeout or 0.0)
+            self.returncode = int(message["ended"])
+            self._server.send({"release": self.pid})   # it may now be reaped
+        return self.returncode
+
+    def terminate(self) -> None:
+        """SIGTERM to the grade (not its group), as ``Popen.terminate``."""
+        if self.returncode is None:
+            os.kill(self.pid, signal.SIGTERM)
+
+
+class WarmServer:
+    """A preloaded ``python -m grader.classroom.warm`` process and its connection.
+
+    Start it in the thread that will use it: on Linux it ends with that thread."""
+
+    def __init__(self, environ: Mapping[str, str], home: Path = HOME) -> None:
+        if not fork_available():
+            raise WarmUnavailable("this system has no fork or no file descriptor passing")
+        self.environ = base_environment(environ)
+        self.home = Path(home)
+        self.stamp = source_stamp(self.home)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self._socket = ours
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "grader.classroom.warm", str(theirs.fileno())],
+                cwd=self.home, env=self.environ, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
+                start_new_session=True, preexec_fn=_server_dies_with(threading.get_native_id()))
+        except OSError as problem:
+            ours.close()
+            raise WarmUnavailable(f"the warm server could not start: {problem}") from None
+        finally:
+            theirs.close()
+        try:
+            ready = self.receive(START_SECONDS)
+        except ServerLost as lost:
+            self.close()
+            raise WarmUnavailable(f"the warm server did not start: {lost}") from None
+        if ready is None or "ready" not in ready:
+            self.close()
+            raise WarmUnavailable(f"the warm server did not start within {START_SECONDS:g} s")
+
+    def fits(self, environ: Mapping[str, str]) -> bool:
+        """Whether a grade with ``environ`` is exactly what this server's children run:
+        the same environment (but the per-grade variables), the same source files."""
+        return (self.alive() and base_environment(environ) == self.environ
+                and source_stamp(self.home) == self.stamp)
+
+    def alive(self) -> bool:
+        return self._process.poll() is None
+
+    def start(self, argv: list[str], environ: Mapping[str, str], stdout: int,
+              stderr: int) -> WarmProcess:
+        """Fork a child that runs ``python -m grader`` with ``argv`` (without the
+        interpreter and ``-m grader``), ``environ``, and these stdout and stderr
+        descriptors. Raises WarmUnavailable if the server cannot (nothing has started)."""
+        request = {"argv": list(argv), "env": dict(environ), "cwd": str(self.home),
+                   "umask": current_umask()}
+        try:
+            socket.send_fds(self._socket, [json.dumps(request).encode()], [stdout, stderr])
+            message = self.receive(START_SECONDS)
+        except (OSError, ServerLost) as problem:
+            self.close()
+            raise WarmUnavailable(f"the warm server is gone: {problem}") from None
+        if message is None or "started" not in message:
+            self.close()
+            raise WarmUnavailable(f"the warm server did not start the grade: {message}")
+        return WarmProcess(self, int(message["started"]))
+
+    def send(self, message: dict) -> None:
+        try:
+            self._socket.sendall(json.dumps(message).encode())
+        except OSError:
+            pass   # the server is gone: it has nothing left to reap
+
+    def receive(self, timeout: float | None) -> dict | None:
+        """The server's next message, or None after ``timeout`` seconds."""
+        ready, _, _ = select.select([self._socket], [], [], timeout)
+        if not ready:
+            return None
+        try:
+            data = self._socket.recv(MAX_MESSAGE)
+        except OSError as problem:
+            raise ServerLost(str(problem)) from None
+        if not data:
+            raise ServerLost(f"the warm server ended ({self._process.poll()})")
+        return json.loads(data)
+
+    def close(self) -> None:
+        """End the server (it exits when its connection closes; SIGKILL if it does not)."""
+        self._socket.close()
+        try:
+            self._process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self._process.kill()
+            self._process.wait()
+
+
+def _server_dies_with(thread: int):
+    parent = os.getpid()
+
+    def preexec() -> None:  # pragma: no cover - in the child, before exec
+        # Linux: the server gets SIGTERM when the thread that started it ends (its
+        # running grade then gets its own SIGTERM, as a cold grade would).
+        from grader.classroom.run import _PRCTL
+        if _PRCTL is not None:
+            _PRCTL(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+            if os.getppid() != parent:
+                os._exit(1)
+    return preexec
+
+
+_local = threading.local()
+_servers: list[WarmServer] = []
+_servers_lock = threading.Lock()
+
+
+def server_for(environ: Mapping[str, str]) -> WarmServer:
+    """This thread's warm server for a grade with ``environ``: the one it has if it fits,
+    else a new one. Raises WarmUnavailable (grade cold) if warm grading is off or cannot
+    start here; a server that failed to start is not tried again in this thread."""
+    if not warm_wanted(environ):
+        raise WarmUnavailable(f"{COLD_VARIABLE} is set or this system cannot fork")
+    failed = getattr(_local, "failed", None)
+    if failed is not None:
+        raise WarmUnavailable(failed)
+    server: WarmServer | None = getattr(_local, "server", None)
+    if server is not None and server.fits(environ):
+        return server
+    if server is not None:
+        _forget(server)
+    try:
+        server = WarmServer(environ)
+    except WarmUnavailable as problem:
+        _local.failed = str(problem)
+        raise
+    _local.server = server
+    with _servers_lock:
+        _servers.append(server)
+    return server
+
+
+def _forget(server: WarmServer) -> None:
+    _local.server = None
+    with _servers_lock:
+        if server in _servers:
+            _servers.remove(server)
+    server.close()
+
+
+@atexit.register
+def close_all() -> None:
+    """End every warm server of this process (at exit; tests call it too)."""
+    with _servers_lock:
+        servers = list(_servers)
+        _servers.clear()
+    for server in servers:
+        server.close()
+    _local.__dict__.clear()
+
+
+# -- the server's side ---------------------------------------------------------------------
+
+def preload() -> None:
+    """Import what every grade imports and work out the hidden positions (deterministic,
+    immutable), so that each forked grade starts with them done."""
+    import grader.cli  # noqa: F401 - what `python -m grader` imports first
+    import grader.judge.play  # noqa: F401 - imported later by every grade
+    import grader.suite.style  # noqa: F401
+    import _pytest.faulthandler, _pytest.helpconfig, _pytest.junitxml  # noqa: F401,E401
+    import _pytest.pastebin, _pytest.setuponly, _pytest.setupplan  # noqa: F401,E401
+    import _pytest.skipping, _pytest.tracemalloc, _pytest.unittest  # noqa: F401,E401
+    import _pytest.warnings  # noqa: F401
+    import pytest_timeout  # noqa: F401 - the backstop every grade turns on
+    # The standard library's share of what pytest's own plugins import in a grade. (The
+    # environment's other pytest plugins, which pytest loads by their entry points, are
+    # left to load in each grade, as they would cold.)
+    import asyncio, cProfile, faulthandler, pdb, ssl, timeit  # noqa: F401,E401
+    import xml.etree.ElementTree  # noqa: F401
+    from grader.judge.positions import hidden_positions
+    hidden_positions(exhaustive=False)
+
+
+def serve(connection: socket.socket) -> dict | None:
+    """Fork a child per request; in the child, return its request (the caller then runs
+    the grade); in the server, return None when the connection closes."""
+    preload()
+    connection.sendall(json.dumps({"ready": os.getpid()}).encode())
+    while True:
+        data, fds, _, _ = socket.recv_fds(connection, MAX_MESSAGE, 2)
+        if not data:
+            return None
+        request = json.loads(data)
+        if threading.active_count() > 1:   # a fork would copy a thread's half-done state
+            for fd in fds:
+                os.close(fd)
+            connection.sendall(json.dumps({"error": "the server runs threads"}).encode())
+            continue
+        sys.stdout.flush()                  # nothing of the server's may reach a grade's
+        sys.stderr.flush()
+        server = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            connection.close()
+            _become_grade(request, fds, server)
+            return request
+        for fd in fds:
+            os.close(fd)
+        connection.sendall(json.dumps({"started": pid}).encode())
+        # WNOWAIT: the child stays a zombie (its pid and group reserved) until released.
+        info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)
+        code = info.si_status if info.si_code == os.CLD_EXITED else -info.si_status
+        connection.sendall(json.dumps({"ended": code}).encode())
+        try:
+            connection.recv(MAX_MESSAGE)   # the caller's release (or its end)
+        finally:
+            os.waitpid(pid, 0)
+
+
+def _become_grade(request: dict, fds: list[int], server: int) -> None:
+    """In the forked child: what ``subprocess.Popen(..., start_new_session=True, stdin=
+    DEVNULL, cwd=..., env=...)`` of run_grade gives a cold grade, then its argv."""
+    os.setsid()
+    from grader.classroom.run import _PRCTL
+    if _PRCTL is not None:          # SIGTERM when the server ends, as run_grade's children
+        _PRCTL(1, signal.SIGTERM)
+        if os.getppid() != server:   # it ended before the line above
+            os._exit(1)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    stdout, stderr = fds
+    os.dup2(stdout, 1)
+    os.dup2(stderr, 2)
+    os.close(stdout)
+    os.close(stderr)
+    os.chdir(request["cwd"])
+    if request.get("umask") is not None:
+        os.umask(request["umask"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    main = Path(request["cwd"]) / "grader" / "__main__.py"
+    sys.argv = [str(main), *request["argv"]]
+
+
+if __name__ == "__main__":
+    _request = serve(socket.socket(fileno=int(sys.argv[1])))
+    if _request is None:
+        sys.exit(0)
+    del _request
+    from grader.cli import main as _main
+    sys.exit(_main())

@@ -1,0 +1,229 @@
+"""grader.classroom.warm: a grade forked by a warm server is the grade a fresh process gives.
+
+The comparisons grade real submissions cold (``TTT_GRADER_COLD=1``: a ``python -m grader
+grade`` subprocess) and warm (forked by this thread's warm server) and compare their
+results.json apart from what is a time (or the sandbox's random uid): see ``comparable``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from grader.classroom import run, warm
+from grader.classroom.run import GradingOptions, run_grade
+
+HERE = Path(__file__).resolve().parents[1]   # tests/
+SUBMISSIONS = HERE / "submissions"
+CORRECT = SUBMISSIONS / "grader" / "correct_pruned.py"
+
+# extra_data's fields that are times (each grade measures them again), and one id.
+TIME_FIELDS = {"wall_seconds", "student_cpu_seconds"}
+TIMING_TIME_FIELDS = {"budget_seconds", "budget_spent", "empty_board_cpu_seconds",
+                      "ratio_4x4", "reference_empty_board_seconds", "reference_per_node_3x3",
+                      "reference_timing_seconds", "grader_cpu_seconds",
+                      "student_own_cpu_seconds", "careful_round_seconds"}
+_SECONDS = re.compile(r"\d+(\.\d+)? s\b")
+_SEARCHES = re.compile(r"\d+(\.\d+)? of (\d+) such searches")
+_UID = re.compile(r"uid \d+")
+
+
+def _text(text: str) -> str:
+    """A report's text with its times (and the sandbox's uid) masked."""
+    text = _SECONDS.sub("<t> s", text)
+    return _UID.sub("uid <n>", _SEARCHES.sub(r"<t> of \2 such searches", text))
+
+
+def comparable(results: str) -> dict:
+    """results.json without its times and ids: what must be the same cold and warm. Every
+    text has its times masked (a limit is a time: "within its limit of 0.59 s").
+
+    >>> a = comparable('{"execution_time": 2.1, "output": "1.24 s CPU", "extra_data": '
+    ...                '{"wall_seconds": 2.0, "timing": {"ratio_4x4": 1.3, "factor": 5}}}')
+    >>> a == {"output": "<t> s CPU", "extra_data": {"timing": {"factor": 5}}}
+    True
+    """
+    data = json.loads(results)
+    data.pop("execution_time", None)
+    extra = data.get("extra_data", {})
+    for name in TIME_FIELDS:
+        extra.pop(name, None)
+    for name in TIMING_TIME_FIELDS:
+        extra.get("timing", {}).pop(name, None)
+    return _masked(data)
+
+
+def _masked(value: object) -> object:
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, list):
+        return [_masked(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _masked(item) for key, item in value.items()}
+    return value
+
+
+def grade(path: Path, scratch: Path, cold: bool, monkeypatch: pytest.MonkeyPatch,
+          **kwargs) -> run.Attempt:
+    with monkeypatch.context() as patch:
+        if cold:
+            patch.setenv(warm.COLD_VARIABLE, "1")
+        else:
+            patch.delenv(warm.COLD_VARIABLE, raising=False)
+        attempt = run_grade(path, path.stem, GradingOptions(), scratch, slot=0, **kwargs)
+    assert attempt.warm is not cold
+    return attempt
+
+
+def same_grade(cold: run.Attempt, hot: run.Attempt) -> None:
+    assert (hot.returncode, hot.timed_out, hot.stopped) == \
+        (cold.returncode, cold.timed_out, cold.stopped)
+    assert cold.results is not None and hot.results is not None
+    assert comparable(hot.results) == comparable(cold.results)
+    assert _text(hot.report) == _text(cold.report)
+    assert _text(hot.errors) == _text(cold.errors)
+
+
+needs_fork = pytest.mark.skipif(not warm.fork_available(), reason="no fork: always cold")
+
+
+@pytest.fixture(autouse=True)
+def fresh_servers():
+    warm.close_all()
+    yield
+    warm.close_all()
+
+
+GALLERY = [SUBMISSIONS / "grader" / "correct_pruned.py",
+           SUBMISSIONS / "grader" / "bug_sign_error_o.py",
+           SUBMISSIONS / "grader" / "bug_crash.py",
+           SUBMISSIONS / "hostile" / "kill_parent.py",
+           SUBMISSIONS / "hostile" / "patch_provided.py",
+           SUBMISSIONS / "timing" / "sleeper.py"]
+
+
+@needs_fork
+@pytest.mark.grades(2 * len(GALLERY), jobs=1)
+def test_warm_grades_are_cold_grades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for path in GALLERY:
+        cold = grade(path, tmp_path / f"{path.stem}-cold", True, monkeypatch)
+        hot = grade(path, tmp_path / f"{path.stem}-warm", False, monkeypatch)
+        same_grade(cold, hot)
+
+
+@needs_fork
+@pytest.mark.grades(4, jobs=1)
+def test_a_hostile_grade_leaves_nothing_for_the_next(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    cold = grade(CORRECT, tmp_path / "cold", True, monkeypatch)
+    for name in ("daemon", "patch_provided"):   # processes left running; a patched module
+        hostile = grade(SUBMISSIONS / "hostile" / f"{name}.py", tmp_path / name, False,
+                        monkeypatch)
+        assert hostile.complete
+    server = warm.server_for(dict(os.environ))
+    after = grade(CORRECT, tmp_path / "after", False, monkeypatch)
+    assert warm.server_for(dict(os.environ)) is server   # the same server all along
+    same_grade(cold, after)
+
+
+@needs_fork
+def test_exit_status_and_output_of_a_usage_error(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    missing = tmp_path / "missing.py"
+    cold = grade(missing, tmp_path / "cold", True, monkeypatch)
+    hot = grade(missing, tmp_path / "warm", False, monkeypatch)
+    assert cold.returncode == hot.returncode == 2
+    assert hot.errors == cold.errors and "there is no file" in hot.errors
+    assert hot.results is None and cold.results is None
+
+
+@needs_fork
+@pytest.mark.grades(1)
+def test_a_warm_grade_over_its_timeout_is_stopped_with_its_group(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    started = time.monotonic()
+    attempt = grade(CORRECT, tmp_path / "slow", False, monkeypatch, timeout=0.5, grace=0.5)
+    assert attempt.timed_out and not attempt.complete
+    assert time.monotonic() - started < 30
+    # The server took the next grade as usual: the stopped one was reaped.
+    assert warm.server_for(dict(os.environ)).alive()
+
+
+@needs_fork
+def test_a_stopped_warm_grade_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    attempt = grade(CORRECT, tmp_path / "stopped", False, monkeypatch,
+                    should_stop=lambda: True)
+    assert attempt.stopped and not attempt.timed_out
+    # SIGTERM ends a grade as Ctrl-C does: exit 130, its report says it was interrupted.
+    assert attempt.returncode in (130, -signal.SIGTERM, -signal.SIGKILL)
+
+
+def test_cold_when_asked_or_when_fork_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert not warm.warm_wanted({warm.COLD_VARIABLE: "1"})
+    with pytest.raises(warm.WarmUnavailable):
+        warm.server_for({warm.COLD_VARIABLE: "1"})
+    monkeypatch.delattr(socket, "send_fds", raising=False)
+    assert not warm.fork_available() and not warm.warm_wanted({})
+    with pytest.raises(warm.WarmUnavailable):
+        warm.server_for({})
+
+
+@needs_fork
+def test_a_server_is_replaced_when_the_environment_or_the_code_changes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    environ = dict(os.environ)
+    server = warm.server_for(environ)
+    assert warm.server_for({**environ, "TTT_GRADER_CPU": "1"}) is server   # per grade
+    other = warm.server_for({**environ, "TTT_GRADER_NO_BWRAP": "1"})
+    assert other is not server and not server.alive()
+    assert other.environ["TTT_GRADER_NO_BWRAP"] == "1"
+    monkeypatch.setattr(warm, "source_stamp", lambda home=warm.HOME: ())
+    assert warm.server_for({**environ, "TTT_GRADER_NO_BWRAP": "1"}) is not other
+
+
+@needs_fork
+def test_a_server_killed_between_grades_is_started_again(monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path) -> None:
+    server = warm.server_for(dict(os.environ))
+    server._process.kill()
+    server._process.wait()
+    hot = grade(tmp_path / "missing.py", tmp_path / "again", False, monkeypatch)
+    assert hot.returncode == 2 and warm.server_for(dict(os.environ)) is not server
+
+
+@needs_fork
+def test_a_server_killed_during_a_grade_is_a_failed_attempt(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = warm.server_for(dict(os.environ))
+
+    def kill_the_server() -> bool:
+        if server.alive():
+            os.kill(server._process.pid, signal.SIGKILL)
+        return False
+
+    attempt = grade(CORRECT, tmp_path / "lost", False, monkeypatch,
+                    should_stop=kill_the_server)
+    assert attempt.returncode is None and not attempt.complete
+    assert "grade it again" in attempt.errors
+
+
+def test_the_server_is_never_used_for_another_command(tmp_path: Path) -> None:
+    with pytest.raises(warm.WarmUnavailable):
+        run._start_warm(["/bin/true"], dict(os.environ), 1, 2)
+
+
+def test_a_started_server_runs_without_threads() -> None:
+    # The server forks: it must not import anything that starts a thread.
+    done = subprocess.run(
+        [run.sys.executable, "-c", "import threading; from grader.classroom import warm; "
+         "warm.preload(); print(threading.active_count())"],
+        cwd=run.GRADER_HOME, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "1", done.stderr
