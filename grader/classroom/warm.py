@@ -142,6 +142,7 @@ class WarmServer:
         if not fork_available():
             raise WarmUnavailable("this system has no fork or no file descriptor passing")
         self.environ = base_environment(environ)
+        self.owner = os.getpid()     # a forked copy of this process must start its own
         self.home = Path(home)
         self.stamp = source_stamp(self.home)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -151,7 +152,7 @@ class WarmServer:
                 [sys.executable, "-m", "grader.classroom.warm", str(theirs.fileno())],
                 cwd=self.home, env=self.environ, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
-                start_new_session=True, preexec_fn=_server_dies_with(threading.get_native_id()))
+                start_new_session=True, preexec_fn=_server_dies_with())
         except OSError as problem:
             ours.close()
             raise WarmUnavailable(f"the warm server could not start: {problem}") from None
@@ -169,7 +170,8 @@ class WarmServer:
     def fits(self, environ: Mapping[str, str]) -> bool:
         """Whether a grade with ``environ`` is exactly what this server's children run:
         the same environment (but the per-grade variables), the same source files."""
-        return (self.alive() and base_environment(environ) == self.environ
+        return (self.owner == os.getpid() and self.alive()
+                and base_environment(environ) == self.environ
                 and source_stamp(self.home) == self.stamp)
 
     def alive(self) -> bool:
@@ -215,6 +217,8 @@ class WarmServer:
     def close(self) -> None:
         """End the server (it exits when its connection closes; SIGKILL if it does not)."""
         self._socket.close()
+        if self.owner != os.getpid():
+            return   # the server is another process's child
         try:
             self._process.wait(timeout=5)
         except subprocess.TimeoutExpired:
@@ -222,13 +226,13 @@ class WarmServer:
             self._process.wait()
 
 
-def _server_dies_with(thread: int):
+def _server_dies_with():
+    from grader.classroom.run import _PRCTL   # here: no import between fork and exec
     parent = os.getpid()
 
     def preexec() -> None:  # pragma: no cover - in the child, before exec
         # Linux: the server gets SIGTERM when the thread that started it ends (its
         # running grade then gets its own SIGTERM, as a cold grade would).
-        from grader.classroom.run import _PRCTL
         if _PRCTL is not None:
             _PRCTL(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
             if os.getppid() != parent:

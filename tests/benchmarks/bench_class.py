@@ -1,6 +1,6 @@
 """A whole class through the batch grader: how long 60 (or N) realistic submissions take.
 
-    python tests/benchmarks/bench_class.py [--size N] [--jobs N] [--keep]
+    python tests/benchmarks/bench_class.py [--size N] [--jobs N] [--cold] [--keep]
 
 Builds, in a temporary folder, a class of ``--size`` submissions (default 60) mixed the way a
 real class is: most correct, in the styles students write (plain minimax, memoised and early
@@ -22,10 +22,13 @@ identical.
 
 Then runs ``python -m grader batch CLASS --out OUT --jobs N --quiet`` (every student is
 asked the same positions, as in real use), and prints the wall time, submissions per
-minute, the time 500 would take at that rate, the mean and largest per-submission wall and
-student CPU seconds from OUT/gradebook.csv, and the lowest and highest score of each style
+minute, the time 500 would take at that rate and the students' CPU floor for 500 (their
+CPU seconds over ``--jobs`` cores: what no grader can go below), the mean and largest
+per-submission wall and student CPU seconds from OUT/gradebook.csv, and the lowest and highest score of each style
 (the correct styles, deepcopy among them, should all get full marks; a line says so
-otherwise).
+otherwise). The batch grades warm (``grader.classroom.warm``) unless ``--cold``
+(``TTT_GRADER_COLD=1``: a fresh process per grade). The machine's load (uptime) is printed
+before and after: other workers share it.
 Named bench_*.py so that pytest does not collect it.
 """
 
@@ -117,6 +120,10 @@ def build_class(folder: Path, size: int) -> dict[str, str]:
     return who
 
 
+def load() -> str:
+    return "load average %.2f, %.2f, %.2f" % os.getloadavg()
+
+
 def number(text: str | None) -> float | None:
     try:
         return float(text) if text not in (None, "") else None
@@ -130,6 +137,8 @@ def main() -> None:
                         help="submissions in the class (default 60)")
     parser.add_argument("--jobs", type=int, default=2,
                         help="grade this many at a time (batch --jobs, default 2)")
+    parser.add_argument("--cold", action="store_true",
+                        help="grade every submission in a fresh process (TTT_GRADER_COLD=1)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the class and the batch output, and print where they are")
     args = parser.parse_args()
@@ -144,12 +153,18 @@ def main() -> None:
         mix = class_mix(args.size)
         print(f"a class of {args.size}: " + ", ".join(
             f"{count} {style}" for style, count in mix.items() if count))
-        print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}; --jobs {args.jobs}")
+        print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}; --jobs {args.jobs}; "
+              f"{'cold' if args.cold else 'warm'}; {load()}")
         command = [sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
                    "--jobs", str(args.jobs), "--quiet"]
+        environ = {key: value for key, value in os.environ.items() if key != "TTT_GRADER_COLD"}
+        if args.cold:
+            environ["TTT_GRADER_COLD"] = "1"
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True)
+        done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True,
+                              env=environ)
         wall = time.perf_counter() - started
+        print(f"after the batch: {load()}")
         if done.returncode not in (0, 1):
             sys.exit(f"batch failed ({done.returncode}): {' '.join(command)}\n"
                      f"{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -165,6 +180,11 @@ def main() -> None:
         print(f"  submissions per minute {len(rows) / wall * 60:8.1f}")
         projected = wall / max(len(rows), 1) * PROJECTED / 60
         print(f"  {PROJECTED} submissions         {projected:8.1f} min (linear projection)")
+        cpus = [value for row in rows if (value := number(row.get("cpu_seconds"))) is not None]
+        if cpus:
+            floor = statistics.mean(cpus) * PROJECTED / args.jobs / 60
+            print(f"  students' CPU floor    {floor:8.1f} min for {PROJECTED} on {args.jobs} "
+                  f"cores (the projection is {projected / floor - 1:+.0%} above it)")
         for column, label in (("wall_seconds", "wall"), ("cpu_seconds", "student CPU")):
             values = [(value, row["student_id"]) for row in rows
                       if (value := number(row.get(column))) is not None]

@@ -1,58 +1,98 @@
-"""The cost of a full default grade, against the student's own CPU time.
+"""The grader's own cost per grade, cold and warm, against the student's CPU time.
 
-Grades the correct plain minimax (clone at every step, no pruning) exactly as an
-instructor would (``python -m grader grade FILE --json PATH``) and prints the
-run's wall time, the student's CPU time in the sandbox (what a class pays, per
-student), and our overhead: the difference, as a share of the student's time (the
-aim: under 20%).
+Grades each file as ``batch``, the Dask workers and ``grader serve`` do
+(``grader.classroom.run.run_grade``: ``python -m grader grade FILE --json PATH``), cold (a
+fresh process each time, ``TTT_GRADER_COLD=1``) and warm (forked by a preloaded warm server,
+``grader.classroom.warm``; started once before the timed grades, its start shown apart).
+The two alternate, so that a change in the machine's load hits both alike. For each it
+prints the medians of: the grade's wall time, the student's CPU time in the sandbox
+(extra_data's ``student_cpu_seconds``: what a class pays, per student), and the grader's
+fixed cost (wall minus the student's CPU), also as a share of the student's time; and the
+CPU seconds the grade's own process used (``os.times`` of the children, cold only: a forked
+grade's process is the server's child, not ours). Defaults: the pruned correct file
+(the grader's cost is most of it) and the plain one (the issue's "overhead" figure).
+The machine's load (uptime) is printed before and after: other workers share it.
 
-    python tests/benchmarks/bench_grade.py [--repeats N] [SUBMISSION]
+    python tests/benchmarks/bench_grade.py [--repeats N] [SUBMISSION ...]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-PLAIN = Path(__file__).resolve().parent.parent / "submissions" / "grader" / "correct_plain.py"
+HERE = Path(__file__).resolve().parent
+PROJECT = HERE.parent.parent
+sys.path.insert(0, str(PROJECT))   # the project's grader, wherever this runs from
+
+from grader.classroom import warm  # noqa: E402
+from grader.classroom.run import GradingOptions, run_grade  # noqa: E402
+
+SUBMISSIONS = PROJECT / "tests" / "submissions" / "grader"
+DEFAULTS = [SUBMISSIONS / "correct_pruned.py", SUBMISSIONS / "correct_plain.py"]
 
 
-def grade_once(submission: Path) -> tuple[float, float, dict]:
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "results.json"
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "grader", "grade", str(submission), "--json",
-                        str(out), "--quiet"], check=True, capture_output=True)
-        wall = time.perf_counter() - start
-        extra = json.loads(out.read_text())["extra_data"]
-    return wall, extra["student_cpu_seconds"], extra
+def load() -> str:
+    return "load average %.2f, %.2f, %.2f" % os.getloadavg()
+
+
+def grade_once(submission: Path, cold: bool, scratch: Path) -> tuple[float, float, float]:
+    """(wall seconds, student CPU seconds, CPU seconds of the grade's own process)."""
+    if cold:
+        os.environ[warm.COLD_VARIABLE] = "1"
+    else:
+        os.environ.pop(warm.COLD_VARIABLE, None)
+    before = os.times()
+    started = time.perf_counter()
+    attempt = run_grade(submission, submission.stem, GradingOptions(), scratch, slot=0)
+    wall = time.perf_counter() - started
+    after = os.times()
+    if attempt.returncode != 0 or attempt.results is None or attempt.warm is cold:
+        sys.exit(f"the grade failed ({attempt.returncode}, warm={attempt.warm}): "
+                 f"{attempt.errors[-2000:]}")
+    extra = json.loads(attempt.results)["extra_data"]
+    own = (after.children_user - before.children_user
+           + after.children_system - before.children_system)
+    return wall, extra["student_cpu_seconds"], own
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("submission", nargs="?", type=Path, default=PLAIN)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("submissions", nargs="*", type=Path, default=DEFAULTS)
+    parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    runs = [grade_once(args.submission) for _ in range(args.repeats)]
-    wall = statistics.median(r[0] for r in runs)
-    cpu = statistics.median(r[1] for r in runs)
-    extra = runs[-1][2]
-    print(f"full default grade of {args.submission.name} (median of {args.repeats}):")
-    print(f"  wall time of the command   {wall:7.2f} s")
-    print(f"  student's CPU time         {cpu:7.2f} s   ({extra['calls']} calls; what each "
-          "student of a class costs)")
-    reference = extra["timing"]["reference_empty_board_seconds"]
-    print(f"  the reference, empty board {reference:7.2f} s   (a plain minimax on a course-style "
-          "board, timed in the sandbox)")
-    print(f"  overhead (wall - student)  {wall - cpu:7.2f} s   = {(wall - cpu) / cpu:.0%} "
-          "of the student's time (aim: under 20%)")
-    print(f"  isolation: {', '.join(extra['isolation'])}")
+    print(f"{os.cpu_count()} cores; Python {sys.version.split()[0]}; {load()}")
+    os.environ.pop(warm.COLD_VARIABLE, None)
+    started = time.perf_counter()
+    warm.server_for(dict(os.environ))
+    print(f"warm server started in {time.perf_counter() - started:.2f} s (once per --jobs slot)")
+    with tempfile.TemporaryDirectory() as tmp:
+        for submission in args.submissions:
+            runs: dict[bool, list[tuple[float, float, float]]] = {True: [], False: []}
+            for number in range(args.repeats):
+                for cold in (True, False):
+                    scratch = Path(tmp) / f"{submission.stem}-{cold}-{number}"
+                    runs[cold].append(grade_once(submission, cold, scratch))
+            print(f"\n{submission.name}: median of {args.repeats} grades each")
+            print(f"  {'':5s} {'wall':>7s} {'student CPU':>12s} {'fixed cost':>11s} "
+                  f"{'share':>6s} {'grade process CPU':>18s}")
+            for cold in (True, False):
+                walls = [r[0] for r in runs[cold]]
+                cpus = [r[1] for r in runs[cold]]
+                fixed = statistics.median(w - c for w, c in zip(walls, cpus))
+                cpu = statistics.median(cpus)
+                own = f"{statistics.median(r[2] for r in runs[cold]):16.2f} s" if cold else \
+                    f"{'-':>18s}"
+                print(f"  {'cold' if cold else 'warm':5s} {statistics.median(walls):6.2f}s "
+                      f"{cpu:11.2f}s {fixed:10.2f}s {fixed / cpu:6.0%} {own}")
+    print(f"\n{load()}")
+    warm.close_all()
 
 
 if __name__ == "__main__":

@@ -227,3 +227,15 @@ def test_a_started_server_runs_without_threads() -> None:
          "warm.preload(); print(threading.active_count())"],
         cwd=run.GRADER_HOME, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "1", done.stderr
+
+
+@needs_fork
+def test_a_forked_copy_of_the_caller_starts_its_own_server() -> None:
+    server = warm.server_for(dict(os.environ))
+    server.owner = -1     # as a forked copy of this process would see it
+    other = warm.server_for(dict(os.environ))
+    assert other is not server and other.owner == os.getpid()
+    assert server.alive()   # another process's server: closing our copy left it running
+    server.owner = os.getpid()
+    server.close()
+    assert not server.alive()
