@@ -235,7 +235,6 @@ def test_a_forked_copy_of_the_caller_starts_its_own_server() -> None:
     server.owner = -1     # as a forked copy of this process would see it
     other = warm.server_for(dict(os.environ))
     assert other is not server and other.owner == os.getpid()
-    assert server.alive()   # another process's server: closing our copy left it running
-    server.owner = os.getpid()
-    server.close()
-    assert not server.alive()
+    # Only our copy of its connection was closed: the server itself is not ours to end.
+    assert server._process.returncode is None
+    server._process.wait(timeout=30)   # (here no one else holds it: it ends by itself)
