@@ -8,8 +8,8 @@ The two alternate, so that a change in the machine's load hits both alike. For e
 prints the medians of: the grade's wall time, the student's CPU time in the sandbox
 (extra_data's ``student_cpu_seconds``: what a class pays, per student), and the grader's
 fixed cost (wall minus the student's CPU), also as a share of the student's time; and the
-CPU seconds the grade's own process used (``os.times`` of the children, cold only: a forked
-grade's process is the server's child, not ours). Defaults: the pruned correct file
+CPU seconds the grade's own process used (steadier than wall time on a busy machine; cold:
+``os.times`` of our children, warm: the server's reaped children, from /proc). Defaults: the pruned correct file
 (the grader's cost is most of it) and the plain one (the issue's "overhead" figure).
 The machine's load (uptime) is printed before and after: other workers share it.
 
@@ -42,13 +42,22 @@ def load() -> str:
     return "load average %.2f, %.2f, %.2f" % os.getloadavg()
 
 
+def children_cpu(pid: int) -> float:
+    """The CPU seconds of ``pid``'s reaped children (cutime + cstime of /proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat", "rb") as file:
+        fields = file.read().rpartition(b")")[2].split()
+    return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
+
+
 def grade_once(submission: Path, cold: bool, scratch: Path) -> tuple[float, float, float]:
     """(wall seconds, student CPU seconds, CPU seconds of the grade's own process)."""
     if cold:
         os.environ[warm.COLD_VARIABLE] = "1"
     else:
         os.environ.pop(warm.COLD_VARIABLE, None)
+    server = None if cold else warm.server_for(dict(os.environ))
     before = os.times()
+    server_before = 0.0 if server is None else children_cpu(server._process.pid)
     started = time.perf_counter()
     attempt = run_grade(submission, submission.stem, GradingOptions(), scratch, slot=0)
     wall = time.perf_counter() - started
@@ -59,6 +68,11 @@ def grade_once(submission: Path, cold: bool, scratch: Path) -> tuple[float, floa
     extra = json.loads(attempt.results)["extra_data"]
     own = (after.children_user - before.children_user
            + after.children_system - before.children_system)
+    if server is not None:   # the server reaps the grade just after we read its status
+        deadline = time.monotonic() + 2
+        while (own := children_cpu(server._process.pid) - server_before) == 0 \
+                and time.monotonic() < deadline:
+            time.sleep(0.01)
     return wall, extra["student_cpu_seconds"], own
 
 
@@ -87,8 +101,7 @@ def main() -> None:
                 cpus = [r[1] for r in runs[cold]]
                 fixed = statistics.median(w - c for w, c in zip(walls, cpus))
                 cpu = statistics.median(cpus)
-                own = f"{statistics.median(r[2] for r in runs[cold]):16.2f} s" if cold else \
-                    f"{'-':>18s}"
+                own = f"{statistics.median(r[2] for r in runs[cold]):16.2f} s"
                 print(f"  {'cold' if cold else 'warm':5s} {statistics.median(walls):6.2f}s "
                       f"{cpu:11.2f}s {fixed:10.2f}s {fixed / cpu:6.0%} {own}")
     print(f"\n{load()}")
