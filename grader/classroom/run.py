@@ -1,5 +1,8 @@
 """Grading one submission in its own ``python -m grader grade`` process, and the runners
-that do it for a batch (here; ``grader.classroom.distributed`` on a Dask cluster).
+that do it for a batch (here; ``grader.classroom.distributed`` on a Dask cluster). The
+process is forked from this thread's warm server (``grader.classroom.warm``: the same
+process, without starting Python and importing the grader again), or, with
+``TTT_GRADER_COLD=1`` or where that cannot be, started fresh.
 
 >>> GradingOptions(exhaustive=True, visibility="categories").argv()
 ['--exhaustive', '--visibility', 'categories']
@@ -117,7 +120,8 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     sandbox and writes what it has), and SIGKILL ``grace`` seconds later. ``slot``: which
     of the runs going on at once this is, so each runs on a CPU of its own
     (``grader.sandbox.cpu``). ``env``: more environment variables for the run (``grader
-    serve`` names a progress file with ``TTT_GRADER_PROGRESS``).
+    serve`` names a progress file with ``TTT_GRADER_PROGRESS``). ``Attempt.warm`` says
+    whether the warm server forked it (see the module's docstring).
     """
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
