@@ -238,7 +238,7 @@ def wait_until_graded(link: Link, submission_id: int, on_update: Callable[[dict[
         if time.monotonic() >= give_up:
             raise SubmitError(f"Still {state.get('status', 'waiting')} after {limit:g} s. It was "
                               f"received and will be graded: see {page(link, submission_id)}")
-        time.sleep(poll)
+        time.sleep(state.get("poll_after") or poll)   # the server's pace when it gives one
 
 
 def page(link: Link, submission_id: int) -> str:

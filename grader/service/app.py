@@ -274,6 +274,22 @@ def _block(text: str) -> dict[str, str]:
     return {"call": "", "verdict": "", "text": text}
 
 
+def poll_after(status: str, wait: float | None) -> float | None:
+    """Seconds a page or script should wait before asking about a submission again: every
+    second while it is graded (its items come live), every tenth of the estimated wait while
+    it is queued (1 to 10 s: a class of 300 waiting at a deadline does not poll the server
+    300 times a second), None once it is finished.
+
+    >>> poll_after("running", None), poll_after("queued", 600.0), poll_after("done", None)
+    (1.0, 10.0, None)
+    """
+    if status in ("done", "error"):
+        return None
+    if status == "queued" and wait is not None:
+        return round(min(10.0, max(1.0, wait / 10)), 1)
+    return 1.0
+
+
 def submission_json(request: Request, row: SubmissionRow, instructor: bool = False) -> dict:
     """``GET /api/submissions/ID``: the status, the place in the queue, and the result."""
     state = request.app.state
@@ -295,6 +311,7 @@ def submission_json(request: Request, row: SubmissionRow, instructor: bool = Fal
             "filename": row.filename, "size": row.size, "sha256": row.sha256,
             "late": row.late, "queue_position": store.queue_position(row.id),
             "estimated_wait": None if wait is None else round(wait, 1),
+            "poll_after": poll_after(row.status, wait),
             "started_at": row.started_at, "finished_at": row.finished_at,
             "attempts": row.attempts, "config": row.config, "items": items,
             "score": row.score if done else None,

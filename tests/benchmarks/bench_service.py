@@ -12,8 +12,9 @@ Starts ``python -m grader serve`` on 127.0.0.1 with a roster of ``--students`` s
    the same file.
 2. The rush: each student signs in with their link (a session cookie, as a browser), opens
    the home page, hands in their file through the page's form (with its CSRF token) at a
-   time drawn uniformly over ``--over`` seconds, then asks the JSON API every ``--poll``
-   seconds (as the page's script does) until the report is ready, and opens the report page.
+   time drawn uniformly over ``--over`` seconds, then asks the JSON API when the server
+   says (``poll_after``, as the page's script does; ``--poll`` seconds if it does not)
+   until the report is ready, and opens the report page.
    Meanwhile the readers reload their home page every ``--reload`` seconds (jittered). The
    files are a realistic mix, mostly fast (correct memoised, alpha-beta, pruned and plain
    files, classic bugs, a slow one, a crasher, a syntax error, the template); ``--quick``
@@ -268,7 +269,10 @@ async def hand_in(url: str, figures: Figures, student: Student, at: float, start
                 await timed(client, figures, "report page", "GET",
                             f"/submissions/{student.submission}")
                 return
-            await asyncio.sleep(poll)
+            # As the page's script does: the server's pace when it gives one.
+            pace = state.json().get("poll_after") if state is not None and \
+                state.status_code == 200 else None
+            await asyncio.sleep(pace or poll)
 
 
 async def read_pages(url: str, figures: Figures, student: Student, every: float,

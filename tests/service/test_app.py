@@ -54,8 +54,10 @@ def test_a_correct_file_gets_the_score_and_report_grade_gives_it(course: Server,
     assert len(received["sha256"]) == 64 and received["received_at"].endswith("Z")
     again = _submit(client, FAST.read_bytes())                  # one in flight at a time
     assert again.status_code == 409 and "still" in again.json()["error"]
+    state = client.get(f"/api/submissions/{received['id']}").json()
+    assert 1 <= state["poll_after"] <= 10         # the pace the page's script follows
     done = course.wait_done(client, received["id"])
-    assert done["status"] == "done", done
+    assert done["status"] == "done" and done["poll_after"] is None, done
     expected = tmp_path / "results.json"
     subprocess.run([sys.executable, "-m", "grader", "grade", str(FAST), "--json",
                     str(expected), "--quiet"], cwd=ROOT, check=True, capture_output=True)

@@ -47,7 +47,9 @@
           window.location.reload();
           return;
         }
-        delay = 1000;
+        // The server says when to ask again (every second while graded, less often while
+        // far back in the queue).
+        delay = data.poll_after ? data.poll_after * 1000 : 1000;
         window.setTimeout(poll, delay);
       })
       .catch(function () {
