@@ -103,7 +103,7 @@ def fresh_servers():
 
 
 GALLERY = [SUBMISSIONS / "grader" / "correct_pruned.py",
-           SUBMISSIONS / "grader" / "bug_sign_error_o.py",
+           SUBMISSIONS / "grader" / "bug_no_clone.py",     # failures with calls, a changed board
            SUBMISSIONS / "grader" / "bug_crash.py",
            SUBMISSIONS / "hostile" / "kill_parent.py",
            SUBMISSIONS / "hostile" / "patch_provided.py",

@@ -254,7 +254,8 @@ def test_usage_errors_exit_2():
 def test_every_student_is_asked_the_same_positions_and_gets_the_same_score(tmp_path):
     def graded_as(student_id):
         path = tmp_path / f"{student_id}.json"
-        run_grader("grade", str(SUBMISSIONS / "bug_sign_error_o.py"), "--student-id", student_id,
+        # A fast bug with hundreds of failures, each with its call (1 s a grade).
+        run_grader("grade", str(SUBMISSIONS / "bug_no_clone.py"), "--student-id", student_id,
                    "--json", str(path))
         results = json.loads(path.read_text())
         items = results["extra_data"]["items"]

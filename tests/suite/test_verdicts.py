@@ -67,13 +67,28 @@ def test_every_gallery_file_says_what_it_should_get():
     assert set(CHEAP) | set(TOO_SLOW) | CORRECT | {"buggy_half_limit"} == set(EVERY)
 
 
-def test_the_cheap_gallery_gets_the_same_score_alone_and_beside_two_busy_processes(tmp_path):
-    alone = {name: grade(name, tmp_path) for name in CHEAP}
+@pytest.fixture(scope="module")
+def cheap_alone(tmp_path_factory) -> dict:
+    """name -> results.json of each cheap gallery file, graded on a quiet machine."""
+    out = tmp_path_factory.mktemp("cheap")
+    return {name: grade(name, out) for name in CHEAP}
+
+
+@pytest.mark.slow    # the same grades again beside two busy loops (test_same_report does it
+@pytest.mark.timeout(1800)   # in the default run for an endless loop)
+def test_the_cheap_gallery_gets_the_same_score_alone_and_beside_two_busy_processes(
+        cheap_alone, tmp_path):
+    alone = cheap_alone
     with busy(2):
         loaded = {name: grade(name, tmp_path, "loaded") for name in CHEAP}
     for name in CHEAP:
         assert loaded[name]["score"] == alone[name]["score"], name
         assert loaded[name]["extra_data"]["too_slow"] == alone[name]["extra_data"]["too_slow"]
+
+
+@pytest.mark.grades(len(CHEAP))
+def test_the_cheap_gallery_verdicts(cheap_alone):
+    alone = cheap_alone
     # Far too slow, judged on a few calls, not on hundreds of timeouts.
     for name in ("double_recursion", "clock_forger"):
         extra = alone[name]["extra_data"]
