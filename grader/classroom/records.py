@@ -31,7 +31,7 @@ from grader.classroom.roster import Roster, RosterEntry
 ON_ROSTER = "on the roster"
 BY_NAME = "on the roster (matched by name: check it)"
 NOT_ON_ROSTER = "not on the roster"
-NO_SUBMISSION = "no submission"
+NO_SUBMISSION = gradebook.NO_SUBMISSION
 _WORD = re.compile(r"[^\W_]+")
 
 

@@ -27,9 +27,8 @@ from grader.suite import writers
 from grader.suite.config import Config, ConfigError, describe
 
 CHOICES = ("latest", "best")
-NO_SUBMISSION = "no submission"
-UNRECORDED = getattr(gradebook, "UNRECORDED", "unrecorded")
-STATUSES = ("queued", "running", "done", "error")
+NO_SUBMISSION = gradebook.NO_SUBMISSION      # one wording for batch and the page
+UNRECORDED = gradebook.UNRECORDED
 
 
 @dataclass(frozen=True)
