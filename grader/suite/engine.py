@@ -197,6 +197,9 @@ def _run_pytest(plugins: list[object], options: GradeOptions, budget: float) -> 
     args = [str(SUITE), *map(str, options.checks),
             "-c", str(SUITE / "pytest.ini"), "--rootdir", str(SUITE),
             "--import-mode=importlib", "-p", "no:cacheprovider", "-p", "no:terminal",
+            # Only our plugins: whatever else pytest finds installed (anyio, hypothesis...)
+            # costs a tenth of a second a grade, and must not change a grade.
+            "--disable-plugin-autoload", "-p", "pytest_timeout",
             "-p", "no:stepwise", f"--timeout={backstop}", "--assert=plain",
             # These two run gc.collect() around every test: a tenth of a second for nothing.
             "-p", "no:unraisableexception", "-p", "no:threadexception",
