@@ -85,6 +85,7 @@ class Pacing:
                  planned: Iterable[Position] = ()) -> None:
         self.policy = policy
         self.solver = solver
+        self._nodes: dict[Position, int] = {}   # each call looks its tier's up several times
         self.hardest: dict[tuple[int, bool, int], Position] = {}
         for position in planned:
             key = self._key(position)
@@ -107,10 +108,14 @@ class Pacing:
 
     def nodes(self, position: Position) -> int:
         """Nodes of the reference's search of ``position`` (1 for a finished board)."""
-        try:
-            return self.solver.tree_size(position)
-        except SolverTooLarge:
-            return 1  # too big to count: a small limit (the solver cannot judge it anyway)
+        nodes = self._nodes.get(position)
+        if nodes is None:
+            try:
+                nodes = self.solver.tree_size(position)
+            except SolverTooLarge:
+                nodes = 1  # too big to count: a small limit (the solver cannot judge it anyway)
+            self._nodes[position] = nodes
+        return nodes
 
     def order(self, positions: Iterable[Position]) -> list[Position]:
         """The order to ask ``mm_move``: by size and mode as first met, then tier by tier
