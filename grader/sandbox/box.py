@@ -129,6 +129,11 @@ class Sandbox:
         state = "closed" if self._closed else "running" if self._started else "new"
         return f"<Sandbox {self.submission} {state}, {self.restarts} restarts>"
 
+    @property
+    def cpu(self) -> int | None:
+        """The CPU its workers are pinned to (None: not pinned; see grader.sandbox.cpu)."""
+        return self._cpu
+
     def start(self) -> None:
         """Start the worker and import the submission. Raises LoadError or SandboxError."""
         if self._closed:

@@ -28,6 +28,7 @@ from grader.judge.positions import HiddenPositions, hidden_positions
 from grader.judge.results import GradeResult, ItemResult
 from grader.judge.solver import Solver
 from grader.sandbox import LoadError, Sandbox
+from grader.sandbox.cpu import beside
 from grader.suite.client import StudentClient
 from grader.suite.config import SUITE, Config
 from grader.suite.plugin import GradingPlugin
@@ -73,7 +74,7 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
                                    wall_seconds=time.perf_counter() - started)
         plugin = GradingPlugin(client, hidden)
         assert sandbox.calibration is not None  # a started sandbox has timed the reference
-        with _deferred_interrupts(sandbox):
+        with _deferred_interrupts(sandbox), beside(sandbox.cpu):
             exit_code = _run_pytest([plugin, RunFacts(Path(submission), weights)], options,
                                     policy.budget_seconds(sandbox.calibration))
         items = _items(plugin, weights)
