@@ -372,10 +372,28 @@ def _become_grade(request: dict, fds: list[int], server: int) -> None:
     sys.argv = [str(main), *request["argv"]]
 
 
+def end_grade(code: int | None) -> None:
+    """End a forked grade that returned ``code`` as the interpreter's exit would, less the
+    teardown of the heap it copied from the server (65 ms of every grade here, for
+    nothing anyone sees): the atexit handlers (weakref finalizers among them) and the
+    standard streams, then ``os._exit``. Where that could differ from an ordinary exit (a
+    thread still running, a stream that cannot be flushed) it exits the ordinary way."""
+    if threading.active_count() == 1:
+        atexit._run_exitfuncs()
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 - the ordinary exit reports it, and says 120
+            pass
+        else:
+            os._exit(0 if code is None else code)
+    sys.exit(code)
+
+
 if __name__ == "__main__":
     _request = serve(socket.socket(fileno=int(sys.argv[1])))
     if _request is None:
         sys.exit(0)
     del _request
     from grader.cli import main as _main
-    sys.exit(_main())
+    end_grade(_main())
