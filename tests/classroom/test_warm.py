@@ -33,12 +33,19 @@ TIMING_TIME_FIELDS = {"budget_seconds", "budget_spent", "empty_board_cpu_seconds
                       "student_own_cpu_seconds", "careful_round_seconds"}
 _SECONDS = re.compile(r"\d+(\.\d+)? s\b")
 _SEARCHES = re.compile(r"\d+(\.\d+)? of (\d+) such searches")
+_USED = re.compile(r"\(\d+(\.\d+)? used\)")          # the budget spent, in searches
 _UID = re.compile(r"uid \d+")
+_TAG = re.compile(r"(TTT_SANDBOX'?(?:: |=)'?)[0-9a-f]{16}")   # each sandbox's random mark
 
 
 def _text(text: str) -> str:
-    """A report's text with its times (and the sandbox's uid) masked."""
-    text = _SECONDS.sub("<t> s", text)
+    """A report's text with its times (and the sandbox's uid and mark) masked.
+
+    >>> _text("about 4.2 s here (1.1 used), uid 1234, 'TTT_SANDBOX': '6235e4fe872cfb2f'")
+    "about <t> s here (<t> used), uid <n>, 'TTT_SANDBOX': '<tag>'"
+    """
+    text = _USED.sub("(<t> used)", _SECONDS.sub("<t> s", text))
+    text = _TAG.sub(r"\1<tag>", text)
     return _UID.sub("uid <n>", _SEARCHES.sub(r"<t> of \2 such searches", text))
 
 
