@@ -22,11 +22,14 @@ identical.
 
 Then runs ``python -m grader batch CLASS --out OUT --jobs N --quiet`` (every student is
 asked the same positions, as in real use), and prints the wall time, submissions per
-minute, the time 500 would take at that rate and the students' CPU floor for 500 (their
-CPU seconds over ``--jobs`` cores: what no grader can go below), the mean and largest
-per-submission wall and student CPU seconds from OUT/gradebook.csv, and the lowest and highest score of each style
-(the correct styles, deepcopy among them, should all get full marks; a line says so
-otherwise). The batch grades warm (``grader.classroom.warm``) unless ``--cold``
+minute, the time 500 would take at that rate (linear, and from the steady rate: the
+grades' walls over the slots plus this run's tail, which a class of 500 has once, not
+500/60 times) and the students' CPU floor for 500 (their CPU seconds over the cores
+used, at most ``--jobs``: what no grader can go below), the mean and largest
+per-submission wall and student CPU seconds from OUT/gradebook.csv, and for each style
+the lowest and highest score, the mean wall and the mean wall minus the student's CPU
+(the grader's share, and a sleeper's sleep) (the correct styles, deepcopy among them,
+should all get full marks; a line says so otherwise). The batch grades warm (``grader.classroom.warm``) unless ``--cold``
 (``TTT_GRADER_COLD=1``: a fresh process per grade). The machine's load (uptime) is printed
 before and after: other workers share it.
 Named bench_*.py so that pytest does not collect it.
@@ -180,11 +183,22 @@ def main() -> None:
         print(f"  submissions per minute {len(rows) / wall * 60:8.1f}")
         projected = wall / max(len(rows), 1) * PROJECTED / 60
         print(f"  {PROJECTED} submissions         {projected:8.1f} min (linear projection)")
+        # The last grades of a run leave slots idle (the tail: one long grade at the end).
+        # A class of 500 has the same tail, not 500/60 of it: project the steady part only.
+        cores = min(args.jobs, len(os.sched_getaffinity(0)))
+        walls = [value for row in rows if (value := number(row.get("wall_seconds"))) is not None]
+        if walls and args.jobs <= cores:
+            steady = sum(walls) / args.jobs
+            tail = max(0.0, wall - steady)
+            print(f"  {PROJECTED} submissions         "
+                  f"{(steady * PROJECTED / max(len(rows), 1) + tail) / 60:8.1f} min (steady "
+                  f"rate: the grades' walls over {args.jobs} slots, plus this run's tail of "
+                  f"{tail:.0f} s)")
         cpus = [value for row in rows if (value := number(row.get("cpu_seconds"))) is not None]
         if cpus:
-            floor = statistics.mean(cpus) * PROJECTED / args.jobs / 60
-            print(f"  students' CPU floor    {floor:8.1f} min for {PROJECTED} on {args.jobs} "
-                  f"cores (the projection is {projected / floor - 1:+.0%} above it)")
+            floor = statistics.mean(cpus) * PROJECTED / cores / 60
+            print(f"  students' CPU floor    {floor:8.1f} min for {PROJECTED} on {cores} "
+                  f"cores (the linear projection is {projected / floor - 1:+.0%} above it)")
         for column, label in (("wall_seconds", "wall"), ("cpu_seconds", "student CPU")):
             values = [(value, row["student_id"]) for row in rows
                       if (value := number(row.get(column))) is not None]
@@ -201,7 +215,7 @@ def main() -> None:
             by_style[who.get(row["student_id"], "?")].append(row)
         print()
         print(f"  {'style':24s} {'files':>5s} {'min':>6s} {'max':>6s}  "
-              f"{'mean wall':>9s}  status")
+              f"{'mean wall':>9s}  {'- CPU':>7s}  status")
         for style in [*STYLES, "?"]:
             group = by_style.get(style)
             if not group:
@@ -213,10 +227,14 @@ def main() -> None:
             low = f"{min(known):6.1f}" if known else "     -"
             high = f"{max(known):6.1f}" if known else "     -"
             mean_wall = f"{statistics.mean(walls):7.1f} s" if walls else "        -"
+            # wall - student CPU: the grader's share (and a sleeper's sleep)
+            shares = [w - c for row in group if (w := number(row.get("wall_seconds")))
+                      is not None and (c := number(row.get("cpu_seconds"))) is not None]
+            share = f"{statistics.mean(shares):5.2f} s" if shares else "      -"
             tops = [top for row in group if (top := number(row.get("max_score"))) is not None]
             flag = "  <- should be full marks" if (
                 style in FULL_MARKS and known and tops and min(known) < min(tops)) else ""
-            print(f"  {style:24s} {len(group):5d} {low} {high}  {mean_wall}  "
+            print(f"  {style:24s} {len(group):5d} {low} {high}  {mean_wall}  {share}  "
                   f"{'; '.join(statuses)}{flag}")
         if args.keep:
             print(f"\nkept: {folder} (the class) and {out} (the batch output)")
