@@ -13,6 +13,7 @@ import re
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -245,3 +246,34 @@ def test_a_forked_copy_of_the_caller_starts_its_own_server() -> None:
     # Only our copy of its connection was closed: the server itself is not ours to end.
     assert server._process.returncode is None
     server._process.wait(timeout=30)   # (here no one else holds it: it ends by itself)
+
+
+@pytest.mark.parametrize("code, status", [(3, 3), (None, 0), (0, 0)])
+def test_a_grade_ends_as_an_ordinary_exit_would(code: int | None, status: int) -> None:
+    """end_grade skips the heap's teardown, not what anyone sees: the atexit handlers run
+    (weakref finalizers among them), buffered output is written, the status is kept."""
+    program = ("import atexit, sys, weakref\n"
+               "from grader.classroom.warm import end_grade\n"
+               "class Box: pass\n"
+               "box = Box()\n"
+               "weakref.finalize(box, print, 'finalized', end=' ')\n"
+               "atexit.register(print, 'atexit', end=' ')\n"
+               "print('buffered', end=' ')\n"
+               "sys.stderr.write('err')\n"
+               f"end_grade({code!r})\n"
+               "print('not reached')\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          cwd=warm.HOME)
+    assert done.returncode == status
+    assert done.stdout.split() == ["buffered", "atexit", "finalized"]
+    assert done.stderr == "err"
+
+
+def test_a_grade_with_a_thread_still_running_ends_the_ordinary_way() -> None:
+    program = ("import threading, time\n"
+               "from grader.classroom.warm import end_grade\n"
+               "threading.Thread(target=lambda: (time.sleep(0.3), print('joined'))).start()\n"
+               "end_grade(4)\n")
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                          cwd=warm.HOME)
+    assert done.returncode == 4 and done.stdout == "joined\n"
