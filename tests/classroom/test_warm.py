@@ -31,7 +31,10 @@ TIME_FIELDS = {"wall_seconds", "student_cpu_seconds"}
 TIMING_TIME_FIELDS = {"budget_seconds", "budget_spent", "empty_board_cpu_seconds",
                       "ratio_4x4", "reference_empty_board_seconds", "reference_per_node_3x3",
                       "reference_timing_seconds", "grader_cpu_seconds",
-                      "student_own_cpu_seconds", "careful_round_seconds"}
+                      "student_own_cpu_seconds", "careful_round_seconds",
+                      # how often the reference was timed again: every so much budget
+                      # spent, a time (the report does not show it)
+                      "calibrations", "reference_timings"}
 _SECONDS = re.compile(r"\d+(\.\d+)? s\b")
 _SEARCHES = re.compile(r"\d+(\.\d+)? of (\d+) such searches")
 _USED = re.compile(r"\(\d+(\.\d+)? used\)")          # the budget spent, in searches
