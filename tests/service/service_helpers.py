@@ -28,6 +28,7 @@ from grader.service.storage import Store  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions" / "grader"
 FAST = SUBMISSIONS / "correct_pruned.py"        # a correct file graded in a few seconds
+PLAIN = SUBMISSIONS / "correct_plain.py"        # correct, and 8 s or more of grading
 STARTUP_SECONDS = 90.0
 
 
