@@ -85,11 +85,8 @@ def beside(cpu: int | None) -> Iterator[None]:
     >>> with beside(None):   # no CPU chosen: nothing changes
     ...     pass
     """
-    try:
-        before = os.sched_getaffinity(0)
-    except (AttributeError, OSError):  # not Linux
-        before = None
-    if cpu is None or before is None or cpu not in before:
+    before = allowed_cpus()
+    if cpu not in before:   # None, or a CPU we may not use (or no affinity: not Linux)
         yield
         return
     os.sched_setaffinity(0, {cpu})

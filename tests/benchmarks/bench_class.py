@@ -27,10 +27,11 @@ grades' walls over the slots plus this run's tail, which a class of 500 has once
 500/60 times) and the students' CPU floor for 500 (their CPU seconds over the cores
 used, at most ``--jobs``: what no grader can go below), the mean and largest
 per-submission wall and student CPU seconds from OUT/gradebook.csv, and for each style
-the lowest and highest score, the mean wall and the mean wall minus the student's CPU
-(the grader's share, and a sleeper's sleep) (the correct styles, deepcopy among them,
-should all get full marks; a line says so otherwise). The batch grades warm (``grader.classroom.warm``) unless ``--cold``
-(``TTT_GRADER_COLD=1``: a fresh process per grade). The machine's load (uptime) is printed
+the lowest and highest score (the correct styles, deepcopy among them, should all get
+full marks; a line says so otherwise), the mean wall and the mean wall minus the student's
+CPU (the grader's share, and a sleeper's sleep). The batch grades warm
+(``grader.classroom.warm``) unless ``--cold`` (``TTT_GRADER_COLD=1``: a fresh process per
+grade). The machine's load (uptime) is printed
 before and after: other workers share it.
 Named bench_*.py so that pytest does not collect it.
 """
@@ -186,9 +187,10 @@ def main() -> None:
         # The last grades of a run leave slots idle (the tail: one long grade at the end).
         # A class of 500 has the same tail, not 500/60 of it: project the steady part only.
         cores = min(args.jobs, len(os.sched_getaffinity(0)))
-        walls = [value for row in rows if (value := number(row.get("wall_seconds"))) is not None]
-        if walls and args.jobs <= cores:
-            steady = sum(walls) / args.jobs
+        grade_walls = [value for row in rows
+                       if (value := number(row.get("wall_seconds"))) is not None]
+        if grade_walls and args.jobs <= cores:
+            steady = sum(grade_walls) / args.jobs
             tail = max(0.0, wall - steady)
             print(f"  {PROJECTED} submissions         "
                   f"{(steady * PROJECTED / max(len(rows), 1) + tail) / 60:8.1f} min (steady "

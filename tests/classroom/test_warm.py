@@ -40,6 +40,8 @@ _SEARCHES = re.compile(r"\d+(\.\d+)? of (\d+) such searches")
 _USED = re.compile(r"\(\d+(\.\d+)? used\)")          # the budget spent, in searches
 _UID = re.compile(r"uid \d+")
 _TAG = re.compile(r"(TTT_SANDBOX'?(?:: |=)'?)[0-9a-f]{16}")   # each sandbox's random mark
+_MASKS = ((_SECONDS, "<t> s"), (_USED, "(<t> used)"), (_SEARCHES, r"<t> of \2 such searches"),
+          (_UID, "uid <n>"), (_TAG, r"\1<tag>"))
 
 
 def _text(text: str) -> str:
@@ -48,9 +50,9 @@ def _text(text: str) -> str:
     >>> _text("about 4.2 s here (1.1 used), uid 1234, 'TTT_SANDBOX': '6235e4fe872cfb2f'")
     "about <t> s here (<t> used), uid <n>, 'TTT_SANDBOX': '<tag>'"
     """
-    text = _USED.sub("(<t> used)", _SECONDS.sub("<t> s", text))
-    text = _TAG.sub(r"\1<tag>", text)
-    return _UID.sub("uid <n>", _SEARCHES.sub(r"<t> of \2 such searches", text))
+    for pattern, mask in _MASKS:
+        text = pattern.sub(mask, text)
+    return text
 
 
 def comparable(results: str) -> dict:
