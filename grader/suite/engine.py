@@ -26,7 +26,7 @@ import pytest
 from grader.judge.position import Position
 from grader.judge.positions import HiddenPositions, hidden_positions
 from grader.judge.results import GradeResult, ItemResult
-from grader.judge.solver import Solver
+from grader.judge.solver import shared_solver
 from grader.sandbox import LoadError, Sandbox
 from grader.sandbox.cpu import beside
 from grader.suite.client import StudentClient
@@ -108,7 +108,8 @@ def _prepare(sandbox: Sandbox, policy: TimePolicy,
              exhaustive: bool) -> tuple[HiddenPositions, StudentClient]:
     """The hidden positions and a client paced for them (no call is made here)."""
     hidden = hidden_positions(exhaustive=exhaustive)
-    return hidden, StudentClient(sandbox, Solver(), policy, planned=hidden.all())
+    return hidden, StudentClient(sandbox, shared_solver(), policy,
+                          planned=hidden.all())
 
 
 @contextmanager
