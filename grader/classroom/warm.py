@@ -47,6 +47,7 @@ START_SECONDS = 60.0                     # for a server to import everything and
 MAX_MESSAGE = 1 << 20                    # bytes of one protocol message (the environment)
 HOME = Path(__file__).resolve().parent.parent.parent   # where `python -m grader` runs
 SOURCES = ("grader", "provided")         # the code a server has loaded, watched for changes
+PROBE_SECONDS = 300.0                    # age at which a server probes bubblewrap again
 
 
 class WarmUnavailable(Exception):
@@ -292,8 +293,9 @@ def close_all() -> None:
 # -- the server's side ---------------------------------------------------------------------
 
 def preload() -> None:
-    """Import what every grade imports and work out the hidden positions (deterministic,
-    immutable), so that each forked grade starts with them done."""
+    """Import what every grade imports, work out the hidden positions and solve them
+    (deterministic, immutable), and probe bubblewrap, so that each forked grade starts
+    with them done."""
     import grader.cli  # noqa: F401 - what `python -m grader` imports first
     import grader.judge.play  # noqa: F401 - imported later by every grade
     import grader.suite.style  # noqa: F401
@@ -307,7 +309,27 @@ def preload() -> None:
     import faulthandler, pdb  # noqa: F401,E401
     import xml.etree.ElementTree  # noqa: F401
     from grader.judge.positions import hidden_positions
-    hidden_positions(exhaustive=False)
+    from grader.judge.solver import reachable, shared_solver
+    # Every 3x3 game a grade can play, both modes, and the hidden positions: solved once
+    # (0.2 s here) instead of in each grade (0.05 s of every grade's judging).
+    shared_solver().solve(reachable(3))
+    shared_solver().solve(reachable(3, reverse=True))
+    shared_solver().solve(hidden_positions(exhaustive=False).all())
+    probe_bubblewrap()
+
+
+_probed_at = float("-inf")
+
+
+def probe_bubblewrap() -> None:
+    """Probe bubblewrap now (each grade's sandbox asks whether it works: 0.06 s of every
+    grade when each probes for itself). A server probes again before a fork once its last
+    probe is PROBE_SECONDS old, so a change on the machine reaches its grades too."""
+    global _probed_at
+    from grader.sandbox.layers import bwrap_problem
+    bwrap_problem.cache_clear()
+    bwrap_problem()
+    _probed_at = time.monotonic()
 
 
 def serve(connection: socket.socket) -> dict | None:
@@ -325,6 +347,8 @@ def serve(connection: socket.socket) -> dict | None:
                 os.close(fd)
             connection.sendall(json.dumps({"error": "the server runs threads"}).encode())
             continue
+        if time.monotonic() - _probed_at > PROBE_SECONDS:
+            probe_bubblewrap()
         sys.stdout.flush()                  # nothing of the server's may reach a grade's
         sys.stderr.flush()
         server = os.getpid()

@@ -282,3 +282,24 @@ def test_a_grade_with_a_thread_still_running_ends_the_ordinary_way() -> None:
     done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                           cwd=warm.HOME)
     assert done.returncode == 4 and done.stdout == "joined\n"
+
+
+def test_the_server_probes_bubblewrap_again_not_once_for_good(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # preload probes it for every grade to come; probe_bubblewrap (run by a server whose
+    # probe is PROBE_SECONDS old) must ask the machine again, not the cached answer.
+    from grader.sandbox import layers
+    monkeypatch.setattr(layers.shutil, "which", lambda name: "/usr/bin/" + name)
+    monkeypatch.setattr(layers.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(
+        a, 0, b"", b""))
+    layers.bwrap_problem.cache_clear()
+    try:
+        warm.probe_bubblewrap()
+        assert layers.bwrap_problem() is None
+        monkeypatch.setattr(layers.shutil, "which", lambda name: None)
+        assert layers.bwrap_problem() is None       # cached until probed again
+        warm.probe_bubblewrap()
+        assert layers.bwrap_problem() == "bwrap is not installed"
+        assert time.monotonic() - warm._probed_at < 60
+    finally:
+        layers.bwrap_problem.cache_clear()
