@@ -228,6 +228,7 @@ class Worker:
             self.init_pid = pid
             children = children_of(pid)
             if len(children) == 1:  # the worker (it has sent its hello, so it exists)
+                self.clock.close()
                 self.clock = ProcessClock(children[0])
 
     def stop(self, grace: float = 0.0) -> str:
@@ -241,6 +242,7 @@ class Worker:
         finally:
             unblock_interrupts(blocked)
         self.stopped = True
+        self.clock.close()
         self._drain(limit=16)
         for fd in (self.requests, self.answers, self.output_fd, self.info):
             if fd is not None:
