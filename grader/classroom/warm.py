@@ -1,7 +1,8 @@
 """A warm grader: a preloaded process that forks each ``python -m grader grade`` run.
 
 Most of what one ``grade`` costs the grader is the same every time: starting Python,
-importing pytest and the grader, working out the hidden positions. A :class:`WarmServer` is
+importing pytest and the grader, working out and solving the hidden positions, probing
+bubblewrap. A :class:`WarmServer` is
 a long-lived ``python -m grader.classroom.warm`` process that has done all of that once;
 for each grade it forks a child, and the child does exactly what ``python -m grader grade``
 does in its main (same arguments, environment, working directory, a session and process

@@ -253,7 +253,8 @@ class _Game:
 
 
 class Solver:
-    """Exact values, optimal move sets and lines of play; caches live in the instance.
+    """Exact values, optimal move sets and lines of play; caches live in the instance
+    (a grade uses the process's one, ``shared_solver()``).
 
     >>> solver = Solver()
     >>> solver.value(Position.empty(3)), solver.value(Position.empty(2))
