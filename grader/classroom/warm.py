@@ -324,13 +324,22 @@ _probed_at = float("-inf")
 
 def probe_bubblewrap() -> None:
     """Probe bubblewrap now (each grade's sandbox asks whether it works: 0.06 s of every
-    grade when each probes for itself). A server probes again before a fork once its last
-    probe is PROBE_SECONDS old, so a change on the machine reaches its grades too."""
+    grade when each probes for itself). Only a success is kept for the grades: after a
+    failure (perhaps a passing one: a timeout under load) each grade probes for itself,
+    as a cold one does."""
     global _probed_at
     from grader.sandbox.layers import bwrap_problem
     bwrap_problem.cache_clear()
-    bwrap_problem()
+    if bwrap_problem() is not None:
+        bwrap_problem.cache_clear()
     _probed_at = time.monotonic()
+
+
+def probe_if_stale() -> None:
+    """Probe bubblewrap again once the last probe is PROBE_SECONDS old, so that a change
+    on the machine reaches a long-lived server's grades too."""
+    if time.monotonic() - _probed_at > PROBE_SECONDS:
+        probe_bubblewrap()
 
 
 def serve(connection: socket.socket) -> dict | None:
@@ -348,8 +357,7 @@ def serve(connection: socket.socket) -> dict | None:
                 os.close(fd)
             connection.sendall(json.dumps({"error": "the server runs threads"}).encode())
             continue
-        if time.monotonic() - _probed_at > PROBE_SECONDS:
-            probe_bubblewrap()
+        probe_if_stale()
         sys.stdout.flush()                  # nothing of the server's may reach a grade's
         sys.stderr.flush()
         server = os.getpid()

@@ -57,14 +57,19 @@ class ProcessClock:
         # stay bound to this process: once it has gone, they read nothing, whoever gets
         # its pid next.
         self._files: dict[str, int] = {}
+        self._closed = False
         self._finalizer = weakref.finalize(self, _close_files, self._files)
         self.readable = self.read() is not None
 
     def close(self) -> None:
-        """Close the descriptors kept open (a later read opens them again)."""
+        """Close the descriptors kept open; from then on it reads nothing (opening the pid
+        again could read whatever process has it by now)."""
+        self._closed = True
         _close_files(self._files)
 
     def _read(self, name: str) -> bytes:
+        if self._closed:
+            raise OSError(f"the clock of process {self.pid} is closed")
         fd = self._files.get(name)
         if fd is None:
             fd = self._files[name] = os.open(f"/proc/{self.pid}/{name}",

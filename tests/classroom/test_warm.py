@@ -286,20 +286,25 @@ def test_a_grade_with_a_thread_still_running_ends_the_ordinary_way() -> None:
 
 def test_the_server_probes_bubblewrap_again_not_once_for_good(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # preload probes it for every grade to come; probe_bubblewrap (run by a server whose
-    # probe is PROBE_SECONDS old) must ask the machine again, not the cached answer.
+    # preload probes it for every grade to come; once the probe is PROBE_SECONDS old the
+    # server asks the machine again before a fork; a failed probe is not kept for the
+    # grades (each probes for itself, as a cold grade does).
     from grader.sandbox import layers
+    runs = []
     monkeypatch.setattr(layers.shutil, "which", lambda name: "/usr/bin/" + name)
-    monkeypatch.setattr(layers.subprocess, "run", lambda *a, **k: subprocess.CompletedProcess(
-        a, 0, b"", b""))
+    monkeypatch.setattr(layers.subprocess, "run", lambda *a, **k: runs.append(a) or
+                        subprocess.CompletedProcess(a, 0, b"", b""))
     layers.bwrap_problem.cache_clear()
     try:
         warm.probe_bubblewrap()
-        assert layers.bwrap_problem() is None
+        assert len(runs) == 1 and layers.bwrap_problem() is None and len(runs) == 1
+        warm.probe_if_stale()                    # fresh: nothing asked again
+        assert len(runs) == 1
         monkeypatch.setattr(layers.shutil, "which", lambda name: None)
-        assert layers.bwrap_problem() is None       # cached until probed again
-        warm.probe_bubblewrap()
+        assert layers.bwrap_problem() is None    # a grade now reads the server's probe
+        monkeypatch.setattr(warm, "PROBE_SECONDS", 0.0)
+        warm.probe_if_stale()                    # stale: probed again, and it failed
+        assert layers.bwrap_problem.cache_info().currsize == 0   # not kept for the grades
         assert layers.bwrap_problem() == "bwrap is not installed"
-        assert time.monotonic() - warm._probed_at < 60
     finally:
         layers.bwrap_problem.cache_clear()
