@@ -576,10 +576,11 @@ def _timing_lines(result: GradeResult) -> list[str]:
     if "reference_empty_board_seconds" in timing and policy is not None:
         reference = timing["reference_empty_board_seconds"]
         times = timing.get("calibrations", 1)
-        timed = (f"before the first call and again as the grade goes on ({times} times on "
-                 f"this run; {reference:.2f} s for the empty 3x3 board at the last)"
-                 if isinstance(times, int) and times > 1 else
-                 f"before the first call ({reference:.2f} s for the empty 3x3 board)")
+        # One sentence whatever the count: how often it was timed follows the budget spent
+        # (a time), so the same code's report differs only in figures, not in its words.
+        timed = (f"before the first call and again as the grade goes on (timings on this "
+                 f"run: {times if isinstance(times, int) else 1}; {reference:.2f} s for the "
+                 "empty 3x3 board at the last)")
         budget = timing.get("budget_seconds")
         about = f", about {budget:.0f} s here" if isinstance(budget, (int, float)) else ""
         spent = timing.get("budget_spent", 0.0)

@@ -33,15 +33,16 @@ TIMING_TIME_FIELDS = {"budget_seconds", "budget_spent", "empty_board_cpu_seconds
                       "reference_timing_seconds", "grader_cpu_seconds",
                       "student_own_cpu_seconds", "careful_round_seconds",
                       # how often the reference was timed again: every so much budget
-                      # spent, a time (the report does not show it)
+                      # spent, a time (masked in the report's text too)
                       "calibrations", "reference_timings"}
 _SECONDS = re.compile(r"\d+(\.\d+)? s\b")
 _SEARCHES = re.compile(r"\d+(\.\d+)? of (\d+) such searches")
 _USED = re.compile(r"\(\d+(\.\d+)? used\)")          # the budget spent, in searches
 _UID = re.compile(r"uid \d+")
 _TAG = re.compile(r"(TTT_SANDBOX'?(?:: |=)'?)[0-9a-f]{16}")   # each sandbox's random mark
+_TIMINGS = re.compile(r"(timings\s+on\s+this\s+run:\s+)\d+")   # a count that follows time
 _MASKS = ((_SECONDS, "<t> s"), (_USED, "(<t> used)"), (_SEARCHES, r"<t> of \2 such searches"),
-          (_UID, "uid <n>"), (_TAG, r"\1<tag>"))
+          (_UID, "uid <n>"), (_TAG, r"\1<tag>"), (_TIMINGS, r"\1<n>"))
 
 
 def _text(text: str) -> str:
@@ -49,6 +50,8 @@ def _text(text: str) -> str:
 
     >>> _text("about 4.2 s here (1.1 used), uid 1234, 'TTT_SANDBOX': '6235e4fe872cfb2f'")
     "about <t> s here (<t> used), uid <n>, 'TTT_SANDBOX': '<tag>'"
+    >>> _text("(timings on this run: 2; 2.61 s for the empty 3x3 board at the last)")
+    '(timings on this run: <n>; <t> s for the empty 3x3 board at the last)'
     """
     for pattern, mask in _MASKS:
         text = pattern.sub(mask, text)
