@@ -31,8 +31,8 @@ from typing import Iterable, Iterator
 from grader.judge.position import Move, Position
 from provided.board import DRAW, EMPTY, PLAYERO, PLAYERX, SCORES, describe
 
-__all__ = ["Solver", "SolverTooLarge", "reachable", "shared_solver", "MAX_DIM", "SLOW_PATH_EMPTIES",
-           "DISTANCE_EMPTIES", "TREE_SIZE_EMPTIES"]
+__all__ = ["Solver", "SolverTooLarge", "reachable", "shared_solver", "MAX_DIM",
+           "SLOW_PATH_EMPTIES", "DISTANCE_EMPTIES", "TREE_SIZE_EMPTIES"]
 
 MAX_DIM = 4
 """Boards up to MAX_DIM x MAX_DIM are always solved exactly."""
