@@ -313,9 +313,9 @@ def preload() -> None:
     from grader.judge.solver import reachable, shared_solver
     # Every 3x3 game a grade can play, both modes, and the hidden positions: solved once
     # (0.2 s here) instead of in each grade (0.05 s of every grade's judging).
-    shared_solver().solve(reachable(3))
-    shared_solver().solve(reachable(3, reverse=True))
-    shared_solver().solve(hidden_positions(exhaustive=False).all())
+    for positions in (reachable(3), reachable(3, reverse=True),
+                      hidden_positions(exhaustive=False).all()):
+        shared_solver().solve(positions)
     probe_bubblewrap()
 
 

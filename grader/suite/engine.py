@@ -108,8 +108,7 @@ def _prepare(sandbox: Sandbox, policy: TimePolicy,
              exhaustive: bool) -> tuple[HiddenPositions, StudentClient]:
     """The hidden positions and a client paced for them (no call is made here)."""
     hidden = hidden_positions(exhaustive=exhaustive)
-    return hidden, StudentClient(sandbox, shared_solver(), policy,
-                          planned=hidden.all())
+    return hidden, StudentClient(sandbox, shared_solver(), policy, planned=hidden.all())
 
 
 @contextmanager

@@ -31,8 +31,7 @@ the lowest and highest score (the correct styles, deepcopy among them, should al
 full marks; a line says so otherwise), the mean wall and the mean wall minus the student's
 CPU (the grader's share, and a sleeper's sleep). The batch grades warm
 (``grader.classroom.warm``) unless ``--cold`` (``TTT_GRADER_COLD=1``: a fresh process per
-grade). The machine's load (uptime) is printed
-before and after: other workers share it.
+grade). The machine's load (uptime) is printed before and after: other workers share it.
 Named bench_*.py so that pytest does not collect it.
 """
 

@@ -300,7 +300,7 @@ def test_the_server_probes_bubblewrap_again_not_once_for_good(
     layers.bwrap_problem.cache_clear()
     try:
         warm.probe_bubblewrap()
-        assert len(runs) == 1 and layers.bwrap_problem() is None and len(runs) == 1
+        assert layers.bwrap_problem() is None and len(runs) == 1   # probed once
         warm.probe_if_stale()                    # fresh: nothing asked again
         assert len(runs) == 1
         monkeypatch.setattr(layers.shutil, "which", lambda name: None)
