@@ -18,7 +18,10 @@ from __future__ import annotations
 from copy import deepcopy
 from functools import lru_cache
 from itertools import chain
-from typing import Any, Sequence
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (see provided.game)
+if TYPE_CHECKING:
+    from typing import Any, Sequence
 
 EMPTY = 1
 PLAYERX = 2

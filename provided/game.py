@@ -8,7 +8,7 @@ X wins!
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from provided.board import DRAW, PLAYERO, PLAYERX, STRMAP, TTTBoard, switch_player
 

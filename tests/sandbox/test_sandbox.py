@@ -356,6 +356,25 @@ def test_python2_names_at_call_time_get_a_hint(tmp_path: Path) -> None:
 
 # -- loading ---------------------------------------------------------------------------------
 
+# Modules the worker does not need before the submission runs: each would be imported again
+# at every worker start (every grade, and every restart after a crash or a timeout).
+HEAVY_MODULES = ("typing", "dataclasses", "inspect", "ast", "importlib.abc",
+                 "importlib.resources")
+
+
+def test_the_worker_starts_without_modules_it_does_not_need(tmp_path: Path) -> None:
+    source = f"""
+        import sys
+        print(sorted(name for name in {HEAVY_MODULES!r} if name in sys.modules))
+
+        def mm_move(board, player):
+            return 0, (0, 0)
+        """
+    with Sandbox(write(tmp_path, source), FAST, use_bwrap=False) as box:
+        assert box.load_output == "[]\n"
+
+
+
 def test_course_template_loads_without_playing_a_game(use_bwrap: bool) -> None:
     with Sandbox(FIXTURES / "legacy.py", FAST, use_bwrap=use_bwrap) as box:
         assert box.import_calls == ("play_game", "run_gui")

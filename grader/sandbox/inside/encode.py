@@ -13,7 +13,7 @@ MAX_ITEMS = 64          # items of one tuple or list
 MAX_DEPTH = 8           # nesting of tuples and lists
 MAX_TEXT = 300          # characters of a str answer or of a repr
 
-# The built-in bases a subclass is also read as: provided.answers.BUILTIN_BASES, the table
+# The built-in bases a subclass is also read as: provided.bases.BUILTIN_BASES, the table
 # the grader and ``check`` share, set by the worker once provided is importable (before any
 # student code runs; this reference is ours).
 BUILTIN_BASES = ()

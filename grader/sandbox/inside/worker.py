@@ -66,11 +66,11 @@ def main(config_text):
     sys.path[:] = [p for p in sys.path if p and p != here] + config["path"] + [config["box"]]
     # Now, before Landlock hides the folder that holds provided (the grader's folder too).
     import encode
-    import provided.answers
+    import provided.bases
     import provided.course
     import provided.game  # noqa: F401
     provided.course.gui_off()  # no window in here: run_gui does nothing
-    encode.BUILTIN_BASES = provided.answers.BUILTIN_BASES
+    encode.BUILTIN_BASES = provided.bases.BUILTIN_BASES
     hello = {"status": "ready", "nnp": confine.no_new_privileges()}
     if config.get("uid") is not None:
         # Root (inside bubblewrap, or the fallback run as root): become the sandbox's own
