@@ -206,7 +206,7 @@ class Sandbox:
         try:
             worker.send(dict(call_request(function, position, trials), tok=token))
             message = worker.receive(token, watch.deadline, watch.check)
-            cpu, active = watch.finish()
+            cpu, active = watch.finish(answered=True)
             reply = reply_from(message, position, worker.output.take(), cpu, active)
         except Late as late:
             cpu, active = watch.finish()

@@ -58,6 +58,10 @@ class ProcessClock:
         # its pid next.
         self._files: dict[str, int] = {}
         self._closed = False
+        # The reading taken as the process answered its last call (Watch.finish), while
+        # nothing else has been asked of it since (Worker.send forgets it): it idles from
+        # there to the next call, which may start from it instead of reading /proc again.
+        self.at_answer: tuple[float, float] | None = None
         self._finalizer = weakref.finalize(self, _close_files, self._files)
         self.readable = self.read() is not None
 
@@ -144,10 +148,13 @@ class Watch:
         self.grace = limits.grace
         self.started = time.monotonic()
         self.deadline = self.started + limits.backstop(limit)
-        reading = clock.read() if clock.readable else None
+        # From the last answer on the process only idled (or its threads ran: their time is
+        # the student's): that reading starts this call, a third of a call's /proc reads.
+        reading = clock.at_answer or (clock.read() if clock.readable else None)
         self.cpu0, self.wait0 = reading if reading is not None else (0.0, 0.0)
         self.measured = reading is not None
         self.last = (0.0, 0.0)
+        self.reading: tuple[float, float] | None = None   # the last raw reading
 
     def _sample(self) -> tuple[float, float]:
         wall = time.monotonic() - self.started
@@ -155,6 +162,7 @@ class Watch:
         if reading is None:  # no /proc: wall time is all we know
             self.last = (self.last[0], wall)
             return self.last
+        self.reading = reading
         cpu, waited = reading
         cpu -= self.cpu0
         active = max(cpu, wall - (waited - self.wait0))
@@ -182,6 +190,11 @@ class Watch:
             raise Late(backstop=True)
         return min(self.POLL, max(0.001, self.limit - cpu))
 
-    def finish(self) -> tuple[float, float]:
-        """The call's CPU and active seconds, read now (the worker is idle again)."""
-        return self._sample()
+    def finish(self, answered: bool = False) -> tuple[float, float]:
+        """The call's CPU and active seconds, read now (the worker is idle again). With
+        ``answered`` (the worker answered and lives on) the reading starts the next call."""
+        self.reading = None
+        sample = self._sample()
+        if answered:
+            self.clock.at_answer = self.reading
+        return sample

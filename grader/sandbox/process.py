@@ -127,6 +127,7 @@ class Worker:
         return cls(proc, req_w, ans_r, out_r, info_r, limits.output_bytes, tag.encode(), uid)
 
     def send(self, message: dict) -> None:
+        self.clock.at_answer = None  # asked something: no longer idle since its last answer
         data = (json.dumps(message) + "\n").encode()
         while data:
             try:

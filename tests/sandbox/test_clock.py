@@ -65,3 +65,34 @@ def test_a_sandbox_leaves_no_descriptor_open_after_calls_crashes_and_restarts() 
             assert box.call("mm_move", Position.empty(2), cpu_limit=2.0).status == "crash"
         assert box.restarts >= 2
     assert open_descriptors() == before
+
+
+def test_cpu_spent_between_calls_counts_in_the_next_call_and_loading_in_none(
+        tmp_path: Path) -> None:
+    # A call starts from the reading taken at the last answer (the worker only idles in
+    # between): a thread the student leaves computing after an answer is paid for by the
+    # next call, however long the grader takes in between; the import's CPU by no call.
+    source = tmp_path / "mm_player.py"
+    source.write_text(
+        "import threading, time\n"
+        "end = time.process_time() + 0.3\n"
+        "while time.process_time() < end: pass   # at import: nobody's call\n"
+        "helper = None\n"
+        "def burn():\n"
+        "    end = time.thread_time() + 0.3\n"
+        "    while time.thread_time() < end: pass\n"
+        "def mm_move(board, player):\n"
+        "    global helper\n"
+        "    if helper is None:\n"
+        "        helper = threading.Thread(target=burn)\n"
+        "        helper.start()\n"
+        "    else:\n"
+        "        helper.join()\n"
+        "    return 0, (0, 0)\n")
+    with Sandbox(source, use_bwrap=False) as box:
+        first = box.call("mm_move", Position.empty(3), cpu_limit=5.0)
+        time.sleep(1.0)   # the thread burns its 0.3 s now, between the calls
+        second = box.call("mm_move", Position.empty(3), cpu_limit=5.0)
+    assert first.status == second.status == "ok"
+    assert first.cpu_seconds < 0.2            # not the import's 0.3 s
+    assert first.cpu_seconds + second.cpu_seconds >= 0.29   # the thread's 0.3 s, all of it

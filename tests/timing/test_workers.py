@@ -54,6 +54,7 @@ class StillClock:
     CPU as the kernel has counted them so far)."""
 
     readable = True
+    at_answer = None   # no answer yet: a call starts from a reading of its own
 
     def __init__(self) -> None:
         self.reading = (0.0, 0.0)
