@@ -90,7 +90,8 @@ def register(commands: argparse._SubParsersAction,
                         help="the output folder (created; reused to resume)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="grade N submissions at a time on this machine "
-                             "(default: the number of cores, %(default)s here)")
+                             "(default: the number of cores, %(default)s here); one whose "
+                             "code sleeps past its limits lends its CPU to the next")
     parser.add_argument("--regrade", action="store_true",
                         help="grade every submission again, even those with a result in DIR")
     parser.add_argument("--regrade-changed", action="store_true",

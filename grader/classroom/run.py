@@ -15,6 +15,7 @@ import concurrent.futures
 import contextlib
 import functools
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -28,7 +29,7 @@ import grader
 from grader.classroom.discover import Submission
 from grader.classroom.warm import ServerLost, WarmProcess, WarmUnavailable
 from grader.classroom.warm import server_for as warm_server_for
-from grader.sandbox.cpu import CPU_VARIABLE
+from grader.sandbox.cpu import CPU_VARIABLE, LEND_VARIABLE
 
 GRADER_HOME = Path(grader.__file__).resolve().parent.parent  # where `python -m grader` runs
 MAX_OUTPUT_BYTES = 1024 * 1024            # what we keep of a grading run's stdout and stderr
@@ -112,7 +113,8 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
               timeout: float | None = DEFAULT_TIMEOUT,
               should_stop: Callable[[], bool] = lambda: False,
               grace: float = GRACE_SECONDS, slot: int | None = None,
-              env: dict[str, str] | None = None) -> Attempt:
+              env: dict[str, str] | None = None,
+              lend: Callable[[], None] | None = None) -> Attempt:
     """Grade one submission in a ``python -m grader grade`` subprocess; never raises for it.
 
     The subprocess writes into ``scratch`` (a folder of its own); on a timeout
@@ -120,17 +122,22 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     sandbox and writes what it has), and SIGKILL ``grace`` seconds later. ``slot``: which
     of the runs going on at once this is, so each runs on a CPU of its own
     (``grader.sandbox.cpu``). ``env``: more environment variables for the run (``grader
-    serve`` names a progress file with ``TTT_GRADER_PROGRESS``). ``Attempt.warm`` says
-    whether the warm server forked it (see the module's docstring).
+    serve`` names a progress file with ``TTT_GRADER_PROGRESS``). ``lend``, if given, is
+    called (once) when the run says its CPU is free: its student's code waits instead of
+    computing (``grader.sandbox.cpu.lend``). ``Attempt.warm`` says whether the warm server
+    forked it (see the module's docstring).
     """
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     json_path = scratch / "results.json"
+    lent_file = scratch / "cpu-lent"
+    lent_file.unlink(missing_ok=True)   # an earlier attempt's
     argv = grade_argv(Path(submission).resolve(), json_path.resolve(), student_id, options)
     started = time.monotonic()
     timed_out = stopped = warm = False
     with open(scratch / "stdout", "wb") as stdout, open(scratch / "stderr", "wb") as stderr:
-        extra = {**(env or {}), **({} if slot is None else {CPU_VARIABLE: str(slot)})}
+        extra = {**(env or {}), **({} if slot is None else {CPU_VARIABLE: str(slot)}),
+                 **({} if lend is None else {LEND_VARIABLE: str(lent_file.resolve())})}
         environ = {**os.environ, **extra}
         process: subprocess.Popen | WarmProcess
         try:
@@ -153,6 +160,9 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
                     break
                 except subprocess.TimeoutExpired:
                     pass
+                if lend is not None and lent_file.exists():
+                    lend()
+                    lend = None
                 timed_out = timeout is not None and time.monotonic() - started > timeout
                 stopped = not timed_out and should_stop()
                 if timed_out or stopped:
@@ -254,22 +264,26 @@ class Runner(Protocol):
         """Release everything (threads, connections)."""
 
 
-def _slot() -> int | None:
-    """Which thread of a LocalRunner's pool this is ("grade_1" -> 1)."""
-    suffix = threading.current_thread().name.rpartition("_")[2]
-    return int(suffix) if suffix.isdigit() else None
-
-
 class LocalRunner:
-    """Runs ``jobs`` grading subprocesses at a time on this machine.
+    """Runs ``jobs`` grading subprocesses at a time on this machine, each on a slot (a CPU)
+    of its own.
+
+    A grade whose student's code sleeps instead of computing lends its slot
+    (``grader.sandbox.cpu.lend``): the next grade starts on that CPU while it finishes, so
+    a sleeper's seconds of waiting do not hold a CPU idle. At most ``jobs`` grades compute
+    at once; at most ``2 * jobs`` run.
 
     >>> runner = LocalRunner(jobs=2); runner.close()
     """
 
     def __init__(self, jobs: int | None = None) -> None:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
-        self._pool = concurrent.futures.ThreadPoolExecutor(self.jobs,
+        self._pool = concurrent.futures.ThreadPoolExecutor(2 * self.jobs,
                                                            thread_name_prefix="grade")
+        # Slots no computing grade holds, in the order they were freed; None: stopping.
+        self._free: queue.Queue[int | None] = queue.Queue()
+        for slot in range(self.jobs):
+            self._free.put(slot)
         self._stop = threading.Event()
 
     def submit(self, job: Job) -> concurrent.futures.Future:
@@ -277,14 +291,35 @@ class LocalRunner:
 
     def _run(self, job: Job) -> Attempt:
         submission = job.submission
-        if self._stop.is_set():
+        slot = self._take_slot()
+        if slot is None:
             return Attempt(submission.student_id, None, None, stopped=True)
-        assert submission.path is not None
-        return run_grade(submission.path, submission.student_id, job.options, job.scratch,
-                         job.timeout, self._stop.is_set, slot=_slot())
+        lent = threading.Event()
+
+        def lend() -> None:
+            if not lent.is_set():
+                lent.set()
+                self._free.put(slot)
+
+        try:
+            assert submission.path is not None
+            return run_grade(submission.path, submission.student_id, job.options,
+                             job.scratch, job.timeout, self._stop.is_set, slot=slot,
+                             lend=lend)
+        finally:
+            if not lent.is_set():
+                self._free.put(slot)
+
+    def _take_slot(self) -> int | None:
+        """A free slot, when there is one (grades start in the order they were submitted);
+        None once the runner is stopping."""
+        slot = self._free.get()
+        return None if self._stop.is_set() else slot
 
     def stop(self) -> None:
         self._stop.set()
+        for _ in range(2 * self.jobs):   # wake every grade waiting for a slot: none starts
+            self._free.put(None)
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:

@@ -43,7 +43,7 @@ from typing import Mapping
 
 COLD_VARIABLE = "TTT_GRADER_COLD"        # "1": every grade in its own fresh process
 # Variables each grade sets for itself; none is read before the grade starts.
-PER_GRADE_VARIABLES = frozenset({"TTT_GRADER_CPU", "TTT_GRADER_PROGRESS"})
+PER_GRADE_VARIABLES = frozenset({"TTT_GRADER_CPU", "TTT_GRADER_LEND", "TTT_GRADER_PROGRESS"})
 START_SECONDS = 60.0                     # for a server to import everything and say ready
 MAX_MESSAGE = 1 << 20                    # bytes of one protocol message (the environment)
 HOME = Path(__file__).resolve().parent.parent.parent   # where `python -m grader` runs

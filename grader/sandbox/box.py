@@ -68,7 +68,7 @@ from pathlib import Path
 
 from grader.judge.position import Position
 from grader.sandbox.clock import Late, Watch
-from grader.sandbox.cpu import pick_cpu, pin
+from grader.sandbox.cpu import lend, pick_cpu, pin
 from grader.sandbox.errors import SandboxError
 from grader.sandbox.layers import describe_layers, others_can_read, want_bwrap
 from grader.sandbox.limits import Limits
@@ -211,6 +211,8 @@ class Sandbox:
         except Late as late:
             cpu, active = watch.finish()
             self._stop_worker()
+            if late.waited:   # it sleeps rather than computes: its CPU may serve another grade
+                lend()
             return Reply("timeout", None, max(cpu, 0.0), None, worker.output.take(),
                          late.describe(function, cpu_limit, cpu, active), active,
                          late.waited)

@@ -12,6 +12,12 @@ restarts, the reference worker) is pinned to one CPU, chosen when the sandbox st
 two grading runs do not share a CPU while another is idle); otherwise the CPU the grader
 runs on now.
 
+A grade whose student's code waits instead of computing (a call stopped after sleeping past
+its limit: ``time.sleep``, a lock) leaves its CPU idle for most of its run. :func:`lend`
+says so to whoever started the grade, through the file ``TTT_GRADER_LEND`` names: ``batch``
+then starts the next grade on that CPU (``grader.classroom.run.LocalRunner``). The verdicts
+do not change: limits are CPU time, and a call waiting for a CPU is not charged for it.
+
 >>> pick_cpu({0}) is None          # one CPU: nothing to choose
 True
 >>> pick_cpu({0, 1}, {"TTT_GRADER_CPU": "3"})   # slot 3 of 2 CPUs
@@ -25,6 +31,7 @@ from contextlib import contextmanager
 from typing import Iterator, Mapping
 
 CPU_VARIABLE = "TTT_GRADER_CPU"
+LEND_VARIABLE = "TTT_GRADER_LEND"   # a file to create when the grade's CPU is free to lend
 
 
 def allowed_cpus() -> set[int]:
@@ -47,6 +54,23 @@ def pick_cpu(allowed: set[int] | None = None,
         return ordered[int(slot) % len(ordered)]
     now = current_cpu()
     return now if now in allowed else ordered[0]
+
+
+def lend(environ: Mapping[str, str] = os.environ) -> bool:
+    """Say that this grade's CPU is free: its student's code waits rather than computes.
+    Creates the file ``TTT_GRADER_LEND`` names (once); whether it did so now.
+
+    >>> lend({})   # nobody to lend it to
+    False
+    """
+    path = environ.get(LEND_VARIABLE, "")
+    if not path:
+        return False
+    try:
+        with open(path, "x"):
+            return True
+    except OSError:   # lent already, or the runner is gone: nothing to do
+        return False
 
 
 def current_cpu() -> int | None:

@@ -140,7 +140,7 @@ class GradingQueue:
             from grader.classroom import distributed
             self._runner = distributed.DaskRunner(self.options.scheduler)
         for index in range(self.jobs):
-            name = f"grade_{index}"          # LocalRunner's names: the CPU slot is the suffix
+            name = f"grade_{index}"          # a thread per CPU slot (run_grade's slot=index)
             self.workers[name] = "idle"
             thread = threading.Thread(target=self._loop, args=(index, name), name=name,
                                       daemon=True)

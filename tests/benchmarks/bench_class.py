@@ -23,13 +23,15 @@ identical.
 Then runs ``python -m grader batch CLASS --out OUT --jobs N --quiet`` (every student is
 asked the same positions, as in real use), and prints the wall time, submissions per
 minute, the time 500 would take at that rate (linear, and from the steady rate: the
-grades' walls over the slots plus this run's tail, which a class of 500 has once, not
-500/60 times) and the students' CPU floor for 500 (their CPU seconds over the cores
-used, at most ``--jobs``: what no grader can go below), the mean and largest
-per-submission wall and student CPU seconds from OUT/gradebook.csv, and for each style
-the lowest and highest score (the correct styles, deepcopy among them, should all get
-full marks; a line says so otherwise), the mean wall and the mean wall minus the student's
-CPU (the grader's share, and a sleeper's sleep). The batch grades warm
+submissions done while every slot was busy, up to the end of the (N - jobs)th, when the
+last one has started, watched as OUT/results/ fills; plus this run's tail, which a
+class of 500 has once, not 500/60 times) and the students' CPU floor for 500 (their CPU
+seconds over the cores used, at most ``--jobs``: what no grader can go below), the mean
+and largest per-submission wall and student CPU seconds from OUT/gradebook.csv, and for
+each style the lowest and highest score (the correct styles, deepcopy among them, should
+all get full marks; a line says so otherwise), the mean wall and the mean wall minus the
+student's CPU (the grader's share, and a sleeper's sleep, during which its slot is lent
+to the next grade). The batch grades warm
 (``grader.classroom.warm``) unless ``--cold`` (``TTT_GRADER_COLD=1``: a fresh process per
 grade). The machine's load (uptime) is printed before and after: other workers share it.
 Named bench_*.py so that pytest does not collect it.
@@ -123,6 +125,16 @@ def build_class(folder: Path, size: int) -> dict[str, str]:
     return who
 
 
+def note_finished(results: Path, finished: dict[str, float], now: float) -> None:
+    """Note the time ``now`` for each result in ``results`` not seen before."""
+    try:
+        names = [entry.name for entry in os.scandir(results) if entry.name.endswith(".json")]
+    except OSError:   # not made yet
+        return
+    for name in names:
+        finished.setdefault(name, now)
+
+
 def load() -> str:
     return "load average %.2f, %.2f, %.2f" % os.getloadavg()
 
@@ -164,9 +176,20 @@ def main() -> None:
         if args.cold:
             environ["TTT_GRADER_COLD"] = "1"
         started = time.perf_counter()
-        done = subprocess.run(command, cwd=PROJECT, capture_output=True, text=True,
-                              env=environ)
-        wall = time.perf_counter() - started
+        finished: dict[str, float] = {}   # when each result appeared, from the start
+        with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+            batch = subprocess.Popen(command, cwd=PROJECT, stdout=stdout, stderr=stderr,
+                                     env=environ)
+            while batch.poll() is None:
+                time.sleep(0.1)
+                note_finished(out / "results", finished, time.perf_counter() - started)
+            wall = time.perf_counter() - started
+            note_finished(out / "results", finished, wall)
+            stdout.seek(0)
+            stderr.seek(0)
+            done = subprocess.CompletedProcess(
+                command, batch.returncode, stdout.read().decode(errors="replace"),
+                stderr.read().decode(errors="replace"))
         print(f"after the batch: {load()}")
         if done.returncode not in (0, 1):
             sys.exit(f"batch failed ({done.returncode}): {' '.join(command)}\n"
@@ -185,16 +208,18 @@ def main() -> None:
         print(f"  {PROJECTED} submissions         {projected:8.1f} min (linear projection)")
         # The last grades of a run leave slots idle (the tail: one long grade at the end).
         # A class of 500 has the same tail, not 500/60 of it: project the steady part only.
+        # The last grade starts when the (N - jobs)th ends (or earlier, on a lent slot):
+        # up to then every slot is busy; after it, the tail.
         cores = min(args.jobs, len(os.sched_getaffinity(0)))
-        grade_walls = [value for row in rows
-                       if (value := number(row.get("wall_seconds"))) is not None]
-        if grade_walls and args.jobs <= cores:
-            steady = sum(grade_walls) / args.jobs
-            tail = max(0.0, wall - steady)
+        ends = sorted(finished.values())
+        if len(ends) > args.jobs:
+            steady_end = ends[-args.jobs - 1]
+            tail = ends[-1] - steady_end
+            rate = (len(ends) - args.jobs) / steady_end
             print(f"  {PROJECTED} submissions         "
-                  f"{(steady * PROJECTED / max(len(rows), 1) + tail) / 60:8.1f} min (steady "
-                  f"rate: the grades' walls over {args.jobs} slots, plus this run's tail of "
-                  f"{tail:.0f} s)")
+                  f"{((PROJECTED - args.jobs) / rate + tail) / 60:8.1f} min (steady rate: "
+                  f"{len(ends) - args.jobs} done in {steady_end:.0f} s, while every slot was "
+                  f"busy, plus this run's tail of {tail:.0f} s)")
         cpus = [value for row in rows if (value := number(row.get("cpu_seconds"))) is not None]
         if cpus:
             floor = statistics.mean(cpus) * PROJECTED / cores / 60

@@ -1,0 +1,109 @@
+"""A grade whose student's code sleeps lends its CPU: the batch starts the next grade there.
+
+``grader.sandbox.cpu.lend`` (the grade says so), ``run_grade(lend=...)`` (the runner hears
+it) and ``LocalRunner`` (the next grade starts on the lent slot; at most ``jobs`` compute).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from grader.classroom import run
+from grader.classroom.discover import Submission
+from grader.classroom.run import Attempt, GradingOptions, Job, LocalRunner, run_grade
+
+SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
+SLEEPER = SUBMISSIONS / "timing" / "sleeper.py"      # sleeps an hour in every call
+PRUNED = SUBMISSIONS / "grader" / "correct_pruned.py"
+
+
+class FakeGrades:
+    """Stands in for run_grade: each student's grade waits until the test lets it end; a
+    student named "lends..." lends its CPU first."""
+
+    def __init__(self) -> None:
+        self.started: dict[str, threading.Event] = {}
+        self.release: dict[str, threading.Event] = {}
+        self.slots: dict[str, int | None] = {}
+
+    def expect(self, *students: str) -> None:
+        for student in students:
+            self.started[student] = threading.Event()
+            self.release[student] = threading.Event()
+
+    def __call__(self, path, student, options, scratch, timeout, should_stop, slot=None,
+                 env=None, lend=None) -> Attempt:
+        self.slots[student] = slot
+        if student.startswith("lends") and lend is not None:
+            lend()
+        self.started[student].set()
+        assert self.release[student].wait(30)
+        return Attempt(student, 0, "{}")
+
+
+def job(student: str, tmp_path: Path) -> Job:
+    return Job(Submission(student, tmp_path / f"{student}.py"), GradingOptions(),
+               tmp_path / student)
+
+
+def test_the_next_grade_starts_on_the_cpu_a_sleeping_grade_lends(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeGrades()
+    monkeypatch.setattr(run, "run_grade", fake)
+    fake.expect("lends_a", "b", "c")
+    runner = LocalRunner(jobs=1)
+    try:
+        first = runner.submit(job("lends_a", tmp_path))
+        second = runner.submit(job("b", tmp_path))
+        third = runner.submit(job("c", tmp_path))
+        assert fake.started["b"].wait(30)          # while lends_a still runs
+        assert fake.slots["b"] == fake.slots["lends_a"] == 0
+        # b holds the only slot and lends nothing: c waits for it, lends_a's end or not.
+        fake.release["lends_a"].set()
+        assert first.result(30).student_id == "lends_a"
+        assert not fake.started["c"].wait(0.5)
+        fake.release["b"].set()
+        assert fake.started["c"].wait(30) and fake.slots["c"] == 0
+        fake.release["c"].set()
+        assert [f.result(30).student_id for f in (second, third)] == ["b", "c"]
+    finally:
+        for event in fake.release.values():
+            event.set()
+        runner.close()
+
+
+def test_a_stopped_runner_starts_nothing_that_waits_for_a_slot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeGrades()
+    monkeypatch.setattr(run, "run_grade", fake)
+    fake.expect("a", "b")
+    runner = LocalRunner(jobs=1)
+    try:
+        first = runner.submit(job("a", tmp_path))
+        second = runner.submit(job("b", tmp_path))
+        assert fake.started["a"].wait(30)
+        runner.stop()
+        assert second.result(30).stopped and not fake.started["b"].is_set()
+        fake.release["a"].set()
+        assert first.result(30).student_id == "a"
+    finally:
+        for event in fake.release.values():
+            event.set()
+        runner.close()
+
+
+@pytest.mark.parametrize("submission, lends", [(SLEEPER, True), (PRUNED, False)],
+                         ids=["sleeper", "correct"])
+def test_a_real_grade_lends_its_cpu_only_when_its_student_sleeps(
+        submission: Path, lends: bool, tmp_path: Path) -> None:
+    lent: list[bool] = []
+    attempt = run_grade(submission, "student", GradingOptions(), tmp_path / "scratch",
+                        lend=lambda: lent.append(True))
+    assert attempt.complete, attempt.errors
+    assert lent == ([True] if lends else [])   # once at most
+    score = json.loads(attempt.results or "{}")["score"]
+    assert (score == 0) if lends else (score == 100)
