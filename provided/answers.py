@@ -28,7 +28,6 @@ MAX_DEPTH = 8                   # nesting looked at
 MAX_TEXT = 300                  # characters of a repr kept
 
 
-
 @dataclass(frozen=True)
 class Opaque:
     """A returned value that is not an exact tuple/list/int/bool/float/None/str.

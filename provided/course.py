@@ -193,8 +193,9 @@ def import_paths(source: str) -> set[str]:
     >>> import_paths("import numpy.linalg")
     set()
     """
-    if not any(name in source for name in (*COURSE_NAMES, PORT_PACKAGE)):
-        return set()  # no course import at all: nothing to parse (most files)
+    if source.isascii() and not any(name in source for name in (*COURSE_NAMES, PORT_PACKAGE)):
+        return set()  # no course import at all: nothing to parse (most files; Python reads
+        # other letters as their plain forms, so only an ASCII text can be read here)
     import ast
 
     try:

@@ -11,11 +11,11 @@ process, without starting Python and importing the grader again), or, with
 from __future__ import annotations
 
 import argparse
+import collections
 import concurrent.futures
 import contextlib
 import functools
 import os
-import queue
 import signal
 import subprocess
 import sys
@@ -251,6 +251,14 @@ class Job:
     timeout: float | None = DEFAULT_TIMEOUT
 
 
+class _SlotWait:
+    """A grade waiting for a slot: ``slot`` is set (None: stopping), then ``given``."""
+
+    def __init__(self) -> None:
+        self.slot: int | None = None
+        self.given = threading.Event()
+
+
 class Runner(Protocol):
     """Where the grading runs happen: this machine (LocalRunner) or a Dask cluster."""
 
@@ -266,12 +274,13 @@ class Runner(Protocol):
 
 class LocalRunner:
     """Runs ``jobs`` grading subprocesses at a time on this machine, each on a slot (a CPU)
-    of its own.
+    of its own, in the order they were submitted.
 
     A grade whose student's code sleeps instead of computing lends its slot
-    (``grader.sandbox.cpu.lend``): the next grade starts on that CPU while it finishes, so
-    a sleeper's seconds of waiting do not hold a CPU idle. At most ``jobs`` grades compute
-    at once; at most ``2 * jobs`` run.
+    (``grader.sandbox.cpu.lend``): the next grade starts on that CPU while the sleeper
+    finishes there, so its seconds of waiting do not hold a CPU idle. A grade takes the free
+    slot with the fewest grades on it (a slot freed outright before a lent one); at most
+    ``2 * jobs`` run at once.
 
     >>> runner = LocalRunner(jobs=2); runner.close()
     """
@@ -280,11 +289,11 @@ class LocalRunner:
         self.jobs = max(1, jobs or os.cpu_count() or 1)
         self._pool = concurrent.futures.ThreadPoolExecutor(2 * self.jobs,
                                                            thread_name_prefix="grade")
-        # Slots no computing grade holds, in the order they were freed; None: stopping.
-        self._free: queue.Queue[int | None] = queue.Queue()
-        for slot in range(self.jobs):
-            self._free.put(slot)
         self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._free = list(range(self.jobs))      # slots no computing grade holds
+        self._on_slot = [0] * self.jobs          # grades running on each slot, lenders too
+        self._waiting: collections.deque[_SlotWait] = collections.deque()   # first come first
 
     def submit(self, job: Job) -> concurrent.futures.Future:
         return self._pool.submit(self._run, job)
@@ -294,12 +303,13 @@ class LocalRunner:
         slot = self._take_slot()
         if slot is None:
             return Attempt(submission.student_id, None, None, stopped=True)
-        lent = threading.Event()
+        lent = False
 
         def lend() -> None:
-            if not lent.is_set():
-                lent.set()
-                self._free.put(slot)
+            nonlocal lent
+            if not lent:
+                lent = True
+                self._give_slot(slot)
 
         try:
             assert submission.path is not None
@@ -307,19 +317,43 @@ class LocalRunner:
                              job.scratch, job.timeout, self._stop.is_set, slot=slot,
                              lend=lend)
         finally:
-            if not lent.is_set():
-                self._free.put(slot)
+            with self._lock:
+                self._on_slot[slot] -= 1
+            if not lent:
+                self._give_slot(slot)
 
     def _take_slot(self) -> int | None:
-        """A free slot, when there is one (grades start in the order they were submitted);
-        None once the runner is stopping."""
-        slot = self._free.get()
-        return None if self._stop.is_set() else slot
+        """A free slot, once every grade that asked before has one; None when stopping."""
+        with self._lock:
+            if self._stop.is_set():
+                return None
+            if self._free and not self._waiting:
+                return self._pick()
+            wait = _SlotWait()
+            self._waiting.append(wait)
+        wait.given.wait()
+        return None if self._stop.is_set() else wait.slot
+
+    def _give_slot(self, slot: int) -> None:
+        with self._lock:
+            self._free.append(slot)
+            while self._free and self._waiting and not self._stop.is_set():
+                wait = self._waiting.popleft()
+                wait.slot = self._pick()
+                wait.given.set()
+
+    def _pick(self) -> int:
+        """The free slot with the fewest grades on it (the lock held)."""
+        slot = min(self._free, key=lambda free: (self._on_slot[free], free))
+        self._free.remove(slot)
+        self._on_slot[slot] += 1
+        return slot
 
     def stop(self) -> None:
-        self._stop.set()
-        for _ in range(2 * self.jobs):   # wake every grade waiting for a slot: none starts
-            self._free.put(None)
+        with self._lock:
+            self._stop.set()
+            while self._waiting:   # every grade waiting for a slot: none starts
+                self._waiting.popleft().given.set()
         self._pool.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:

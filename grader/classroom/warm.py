@@ -12,9 +12,10 @@ A fork is a fresh copy of the preloaded state, so nothing of one grade reaches t
 student's code still runs only in the grade's sandbox, never in the server or the child.
 
 The server takes one grade at a time (:func:`grader.classroom.run.run_grade` keeps one per
-thread, so one per ``--jobs`` slot). The caller signals the child itself (SIGTERM, then
-SIGKILL to its group), as it would a subprocess; the server reaps the child only after the
-caller has read its exit status, so its pid and group cannot be reused before that.
+thread: ``batch`` has two per ``--jobs`` slot, the second for a slot a sleeping grade
+lends). The caller signals the child itself (SIGTERM, then SIGKILL to its group), as it
+would a subprocess; the server reaps the child only after the caller has read its exit
+status, so its pid and group cannot be reused before that.
 
 The server refuses (:class:`WarmUnavailable`; the caller then runs the grade cold, as a
 subprocess) where it is not sure to give the same grade: no ``os.fork`` or no fd passing,

@@ -164,7 +164,9 @@ class Watch:
             return self.last
         self.reading = reading
         cpu, waited = reading
-        cpu -= self.cpu0
+        # Never below 0: a thread that ended since the start reading leaves only the
+        # process's total, counted in whole ticks.
+        cpu = max(0.0, cpu - self.cpu0)
         active = max(cpu, wall - (waited - self.wait0))
         self.last = (cpu, active)
         return self.last

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -25,10 +26,12 @@ class FakeGrades:
     """Stands in for run_grade: each student's grade waits until the test lets it end; a
     student named "lends..." lends its CPU first."""
 
-    def __init__(self) -> None:
+    def __init__(self, hold: float = 0.0) -> None:
+        self.hold = hold   # seconds each grade lasts at least
         self.started: dict[str, threading.Event] = {}
         self.release: dict[str, threading.Event] = {}
         self.slots: dict[str, int | None] = {}
+        self.order: list[str] = []
 
     def expect(self, *students: str) -> None:
         for student in students:
@@ -38,10 +41,12 @@ class FakeGrades:
     def __call__(self, path, student, options, scratch, timeout, should_stop, slot=None,
                  env=None, lend=None) -> Attempt:
         self.slots[student] = slot
+        self.order.append(student)
         if student.startswith("lends") and lend is not None:
             lend()
         self.started[student].set()
         assert self.release[student].wait(30)
+        time.sleep(self.hold)
         return Attempt(student, 0, "{}")
 
 
@@ -73,6 +78,50 @@ def test_the_next_grade_starts_on_the_cpu_a_sleeping_grade_lends(
     finally:
         for event in fake.release.values():
             event.set()
+        runner.close()
+
+
+def test_a_slot_freed_outright_goes_before_a_lent_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeGrades()
+    monkeypatch.setattr(run, "run_grade", fake)
+    fake.expect("lends_a", "x", "b", "c")
+    runner = LocalRunner(jobs=2)
+    try:
+        runner.submit(job("lends_a", tmp_path))
+        assert fake.started["lends_a"].wait(30) and fake.slots["lends_a"] == 0
+        ended = runner.submit(job("x", tmp_path))
+        assert fake.started["x"].wait(30) and fake.slots["x"] == 1
+        fake.release["x"].set()
+        ended.result(30)   # slot 1 is free outright now, slot 0 was lent before
+        runner.submit(job("b", tmp_path))
+        assert fake.started["b"].wait(30) and fake.slots["b"] == 1   # the idle CPU first
+        runner.submit(job("c", tmp_path))
+        assert fake.started["c"].wait(30) and fake.slots["c"] == 0   # then the lent one
+    finally:
+        for event in fake.release.values():
+            event.set()
+        runner.close()
+
+
+def test_grades_start_in_the_order_they_were_submitted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A thread that ends a grade picks up the next job at once: it must not take the slot
+    # it just gave back ahead of a grade that has been waiting for one.
+    fake = FakeGrades(hold=0.02)
+    monkeypatch.setattr(run, "run_grade", fake)
+    students = [f"s{number:02d}" for number in range(16)]
+    fake.expect(*students)
+    for student in students:
+        fake.release[student].set()   # each ends soon after it starts
+    runner = LocalRunner(jobs=2)
+    try:
+        futures = [runner.submit(job(student, tmp_path)) for student in students]
+        assert [future.result(30).student_id for future in futures] == students
+        # Slots go out in order; two grades given theirs at once may start either way round.
+        late = max(fake.order.index(student) - place for place, student in enumerate(students))
+        assert late <= 3, fake.order
+    finally:
         runner.close()
 
 

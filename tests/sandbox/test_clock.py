@@ -95,4 +95,6 @@ def test_cpu_spent_between_calls_counts_in_the_next_call_and_loading_in_none(
         second = box.call("mm_move", Position.empty(3), cpu_limit=5.0)
     assert first.status == second.status == "ok"
     assert first.cpu_seconds < 0.2            # not the import's 0.3 s
-    assert first.cpu_seconds + second.cpu_seconds >= 0.29   # the thread's 0.3 s, all of it
+    # The thread's 0.3 s, all of it but what the kernel's count of a thread that has ended
+    # rounds away (whole 10 ms ticks); the old clock counted none of it (0.01 s in all).
+    assert first.cpu_seconds + second.cpu_seconds >= 0.25

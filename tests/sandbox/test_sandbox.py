@@ -374,7 +374,6 @@ def test_the_worker_starts_without_modules_it_does_not_need(tmp_path: Path) -> N
         assert box.load_output == "[]\n"
 
 
-
 def test_course_template_loads_without_playing_a_game(use_bwrap: bool) -> None:
     with Sandbox(FIXTURES / "legacy.py", FAST, use_bwrap=use_bwrap) as box:
         assert box.import_calls == ("play_game", "run_gui")
