@@ -149,7 +149,7 @@ class Watch:
         self.started = time.monotonic()
         self.deadline = self.started + limits.backstop(limit)
         # From the last answer on the process only idled (or its threads ran: their time is
-        # the student's): that reading starts this call, a third of a call's /proc reads.
+        # the student's): that reading starts this call, half of a call's /proc reads.
         reading = clock.at_answer or (clock.read() if clock.readable else None)
         self.cpu0, self.wait0 = reading if reading is not None else (0.0, 0.0)
         self.measured = reading is not None
