@@ -6,10 +6,12 @@ it) and ``LocalRunner`` (the next grade starts on the lent slot; at most ``jobs`
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -50,18 +52,34 @@ class FakeGrades:
         return Attempt(student, 0, "{}")
 
 
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeGrades:
+    grades = FakeGrades()
+    monkeypatch.setattr(run, "run_grade", grades)
+    return grades
+
+
+@contextlib.contextmanager
+def runner_for(fake: FakeGrades, jobs: int) -> Iterator[LocalRunner]:
+    """A LocalRunner; at the end every fake grade is let go and the runner closed."""
+    runner = LocalRunner(jobs=jobs)
+    try:
+        yield runner
+    finally:
+        for event in fake.release.values():
+            event.set()
+        runner.close()
+
+
 def job(student: str, tmp_path: Path) -> Job:
     return Job(Submission(student, tmp_path / f"{student}.py"), GradingOptions(),
                tmp_path / student)
 
 
 def test_the_next_grade_starts_on_the_cpu_a_sleeping_grade_lends(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeGrades()
-    monkeypatch.setattr(run, "run_grade", fake)
+        tmp_path: Path, fake: FakeGrades) -> None:
     fake.expect("lends_a", "b", "c")
-    runner = LocalRunner(jobs=1)
-    try:
+    with runner_for(fake, jobs=1) as runner:
         first = runner.submit(job("lends_a", tmp_path))
         second = runner.submit(job("b", tmp_path))
         third = runner.submit(job("c", tmp_path))
@@ -75,19 +93,12 @@ def test_the_next_grade_starts_on_the_cpu_a_sleeping_grade_lends(
         assert fake.started["c"].wait(30) and fake.slots["c"] == 0
         fake.release["c"].set()
         assert [f.result(30).student_id for f in (second, third)] == ["b", "c"]
-    finally:
-        for event in fake.release.values():
-            event.set()
-        runner.close()
 
 
 def test_a_slot_freed_outright_goes_before_a_lent_one(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeGrades()
-    monkeypatch.setattr(run, "run_grade", fake)
+        tmp_path: Path, fake: FakeGrades) -> None:
     fake.expect("lends_a", "x", "b", "c")
-    runner = LocalRunner(jobs=2)
-    try:
+    with runner_for(fake, jobs=2) as runner:
         runner.submit(job("lends_a", tmp_path))
         assert fake.started["lends_a"].wait(30) and fake.slots["lends_a"] == 0
         ended = runner.submit(job("x", tmp_path))
@@ -98,40 +109,29 @@ def test_a_slot_freed_outright_goes_before_a_lent_one(
         assert fake.started["b"].wait(30) and fake.slots["b"] == 1   # the idle CPU first
         runner.submit(job("c", tmp_path))
         assert fake.started["c"].wait(30) and fake.slots["c"] == 0   # then the lent one
-    finally:
-        for event in fake.release.values():
-            event.set()
-        runner.close()
 
 
 def test_grades_start_in_the_order_they_were_submitted(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, fake: FakeGrades) -> None:
     # A thread that ends a grade picks up the next job at once: it must not take the slot
     # it just gave back ahead of a grade that has been waiting for one.
-    fake = FakeGrades(hold=0.02)
-    monkeypatch.setattr(run, "run_grade", fake)
+    fake.hold = 0.02
     students = [f"s{number:02d}" for number in range(16)]
     fake.expect(*students)
     for student in students:
         fake.release[student].set()   # each ends soon after it starts
-    runner = LocalRunner(jobs=2)
-    try:
+    with runner_for(fake, jobs=2) as runner:
         futures = [runner.submit(job(student, tmp_path)) for student in students]
         assert [future.result(30).student_id for future in futures] == students
         # Slots go out in order; two grades given theirs at once may start either way round.
         late = max(fake.order.index(student) - place for place, student in enumerate(students))
         assert late <= 3, fake.order
-    finally:
-        runner.close()
 
 
 def test_a_stopped_runner_starts_nothing_that_waits_for_a_slot(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    fake = FakeGrades()
-    monkeypatch.setattr(run, "run_grade", fake)
+        tmp_path: Path, fake: FakeGrades) -> None:
     fake.expect("a", "b")
-    runner = LocalRunner(jobs=1)
-    try:
+    with runner_for(fake, jobs=1) as runner:
         first = runner.submit(job("a", tmp_path))
         second = runner.submit(job("b", tmp_path))
         assert fake.started["a"].wait(30)
@@ -139,10 +139,6 @@ def test_a_stopped_runner_starts_nothing_that_waits_for_a_slot(
         assert second.result(30).stopped and not fake.started["b"].is_set()
         fake.release["a"].set()
         assert first.result(30).student_id == "a"
-    finally:
-        for event in fake.release.values():
-            event.set()
-        runner.close()
 
 
 @pytest.mark.parametrize("submission, lends", [(SLEEPER, True), (PRUNED, False)],
