@@ -31,6 +31,10 @@ class Player(Protocol):
     def move_wrapper(self, position: Position) -> tuple[Move | None, Failure | None]:
         """The legal move chosen, or None and why there is none."""
 
+    def ask_ahead(self, positions: list[Position]) -> None:
+        """Ask ``move_wrapper`` about these positions now, in as few round trips as it can;
+        ``move_wrapper`` then answers from what it was told."""
+
 Opponent = Callable[[Position], Move]
 RESULT = {PLAYERX: "X wins", PLAYERO: "O wins", DRAW: "a draw"}
 
@@ -81,6 +85,7 @@ def every_reply(client: Player, student: int, reverse: bool,
     first lost one) and the number of games walked. Judged failures (a lost game, an
     illegal move) come first; a game where ``move_wrapper`` gave no answer comes after.
     """
+    _ask_level_by_level(client, student, reverse)
     lost: list[list[Move]] = []
     stopped: list[Failure] = []
     games = 0
@@ -116,6 +121,26 @@ def every_reply(client: Player, student: int, reverse: bool,
             f"this one ended: {RESULT[client.solver.winner(final)]}"))
     failures += sorted(stopped, key=lambda failure: not failure.judged)
     return failures[:examples], games
+
+
+def _ask_level_by_level(client: Player, student: int, reverse: bool) -> None:
+    """Ask ``move_wrapper`` about every position of ``every_reply``'s walk, a level (moves
+    played) at a time, so that the many small positions near the games' ends go in a few
+    batches (``Player.ask_ahead``); the walk then only reads the answers."""
+    level = [Position.empty(3, reverse=reverse)]
+    while level:
+        live = [position for position in level if client.solver.winner(position) is None]
+        client.ask_ahead([p for p in live if p.player == student])
+        following: dict[Position, None] = {}
+        for position in live:
+            if position.player == student:
+                move, failure = client.move_wrapper(position)
+                if failure is None:
+                    following[position.play(move)] = None
+            else:
+                following.update(dict.fromkeys(position.play(move)
+                                               for move in position.empty_squares()))
+        level = list(following)
 
 
 def _side_title(student: int, reverse: bool, what: str) -> str:

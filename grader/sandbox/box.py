@@ -73,8 +73,8 @@ from grader.sandbox.errors import SandboxError
 from grader.sandbox.layers import describe_layers, others_can_read, want_bwrap
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import Worker, tail
-from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, call_request, reference_request,
-                                     reply_from)
+from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, batch_request, call_request,
+                                     reference_request, replies_from_batch, reply_from)
 from grader.sandbox.submission import LoadError, course_imports, load_error, read_submission
 from grader.sandbox.uids import pick_uid
 from grader.timing.policy import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_RUNS, Calibration,
@@ -222,6 +222,50 @@ class Sandbox:
             self._stop_worker()  # a KeyboardInterrupt mid-call leaves the protocol unknown
             raise
         return reply
+
+    def call_batch(self, function: str, positions: list[Position],
+                   cpu_limit: float) -> list[Reply] | None:
+        """Call ``function`` on each of ``positions`` in turn, in one round trip; a Reply
+        per position, or None if the batch as a whole gave no usable answer.
+
+        The batch is timed from outside as a whole, and stopped when it has used
+        ``cpu_limit`` seconds of CPU time (or been active for that plus the grace): so each
+        of its calls used at most that. It is for calls on small positions, where a
+        correct search takes a sliver of its limit. When it gives no answer (stopped,
+        crashed, or garbage) the worker is restarted at once, and not counted in
+        ``restarts`` (the batch was the grader's choice): the caller then asks each position
+        on its own, with its own limit, as ``call`` does; none of them has a verdict yet.
+        """
+        if function not in FUNCTIONS:
+            raise ValueError(f"function must be one of {FUNCTIONS}, got {function!r}")
+        if not positions or not cpu_limit > 0:
+            raise ValueError("a batch needs positions and a positive cpu_limit")
+        if self._interrupted:
+            raise KeyboardInterrupt
+        self._open()
+        worker = self._resources.worker
+        if worker is None:   # to be restarted: a restart is the next call's (see ready)
+            return None
+        token = secrets.token_hex(8)
+        worker.output.clear()
+        watch = Watch(worker.clock, cpu_limit, self.limits, lambda: self._interrupted)
+        try:
+            worker.send(dict(batch_request(function, positions, 1), tok=token))
+            message = worker.receive(token, watch.deadline, watch.check)
+            cpu, active = watch.finish(answered=True)
+            if cpu > cpu_limit:   # answered between two looks: no call of it is vouched for
+                raise Late()
+            return replies_from_batch(message, positions, worker.output.take(), cpu, active)
+        except (Late, Broken):
+            self._stop_worker()
+            try:
+                self._spawn()
+            except (LoadError, SandboxError):
+                pass   # the next call's ready() tries again, and says why it cannot
+            return None
+        except BaseException:
+            self._stop_worker()  # a KeyboardInterrupt mid-call leaves the protocol unknown
+            raise
 
     def calibrate(self) -> Calibration:
         """Time the reference again, now, in the reference worker (started if need be)."""

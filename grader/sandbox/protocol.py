@@ -1,7 +1,8 @@
 """The answer channel: what the parent asks, what it accepts back, and how it reads it.
 
 One JSON line per request and one per answer, on private pipes, each answer echoing its
-request's fresh random token. An answer has exactly the fields the worker sends, and the
+request's fresh random token (a batch of calls is one request, answered by one line that
+holds an answer per call, in order). An answer has exactly the fields the worker sends, and the
 student's value comes back type-tagged (see the worker's encoder), so nothing the student
 returns is ever unpickled, evaluated, or taken for what it imitates.
 
@@ -36,6 +37,32 @@ class Broken(Exception):
 def call_request(function: str, position: Position, trials: int) -> dict:
     return {"op": "call", "fn": function, "dim": position.dim, "cells": position.cells,
             "player": position.player, "reverse": position.reverse, "trials": trials}
+
+
+def batch_request(function: str, positions: list[Position], trials: int) -> dict:
+    """Several calls of ``function``, made one after the other and answered together."""
+    return {"op": "calls", "fn": function, "trials": trials,
+            "items": [[p.dim, p.cells, p.player, p.reverse] for p in positions]}
+
+
+def replies_from_batch(message: dict, positions: list[Position], output: str, cpu: float,
+                       active: float) -> list["Reply"]:
+    """The Replies of a batch's answer line, one per position, checked as one answer each;
+    Broken if it is not one. The batch was timed as a whole: each call is given an equal
+    share of its CPU and active seconds (each used at most the whole), and the first call
+    the output printed during the batch."""
+    answers = message.get("answers")
+    if message.get("status") != "calls" or set(message) != {"tok", "status", "answers"} \
+            or type(answers) is not list or len(answers) != len(positions):
+        raise Broken("sent a batch's answer of the wrong shape")
+    share, active_share = cpu / len(positions), active / len(positions)
+    replies = []
+    for answer, position in zip(answers, positions):
+        if type(answer) is not dict or "tok" in answer:
+            raise Broken("sent a batch's answer of the wrong shape")
+        replies.append(reply_from(answer, position, "" if replies else output, share,
+                                  active_share))
+    return replies
 
 
 def reply_from(message: dict, position: Position, output: str, cpu: float,

@@ -16,6 +16,15 @@ favour). A round times the reference on a position cheap enough to cost at most
 ``CAREFUL_REFERENCE`` of the call's limit (its time scaled by the nodes), so that a
 strict policy (``factor`` below 1) does not make the reference the expensive part.
 
+Calls on small positions (their tier is not timed by ratio: its limit is hundreds of times
+what a plain minimax needs there) are made in batches where they come in a row
+(``prefetch``): one round trip for up to ``BATCH_CALLS`` calls, as many as the reference,
+``factor`` times slower, would answer in ``BATCH_SHARE`` of the small limit. The batch is
+timed from outside as a whole and stopped at that limit, so each of its calls is within its
+own; its CPU is shared out evenly. A batch that gives no answer (stopped, crashed) decides
+nothing: its calls are made again one by one, each with its own limit, and the rest of the
+run makes no batch. The verdicts are those of single calls; only the round trips are fewer.
+
 A call that does not return on a *small* position (one where a plain minimax needs a few
 milliseconds, see ``grader.timing.policy.MEASURED_NODES``) is *stuck*, not slow: it is
 reported as such ("did not return ...: an endless loop?"), and so are the calls of its
@@ -39,7 +48,7 @@ from grader.judge.position import Move, Position
 from grader.judge.results import Failure
 from grader.sandbox import Reply, Sandbox
 from grader.judge.solver import Solver
-from grader.timing.policy import EMPTY_BOARD_NODES, TimePolicy
+from grader.timing.policy import EMPTY_BOARD_NODES, Calibration, TimePolicy
 
 NEAR = 0.5       # a decisive call that used this share of its limit is measured again
 ROUNDS = 3       # votes on a call measured again (the first measurement's included)
@@ -53,6 +62,9 @@ REPEATS = 5          # repeats its timings (up to this many times) and keeps the
                      # each: a disturbance only ever adds time, and short calls are the
                      # ones a burst of load disturbs most
 RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two reference timings
+BATCH_CALLS = 64     # calls on small positions made in one round trip, at most
+BATCH_SHARE = 0.5    # of the small limit: what the reference, factor times slower, would
+                     # spend on a batch's calls (so a correct search never fills it)
 RESTART_COST = 0.05  # budget (empty-board searches) a worker restart costs: a fixed price, the
                      # same on every run, where its wall time depends on the machine's load
 
@@ -103,11 +115,42 @@ class StudentClient:
         self.calls: list[CallRecord] = []                     # one per function and position
         self.interrupted = False
         self._calibrated_at = 0.0   # the budget spent when the reference was last timed
+        # Replies of a batch (prefetch), each waiting for its own call to take it.
+        self._batched: dict[tuple[str, Position], Reply] = {}
+        self._batching = hasattr(sandbox, "call_batch")   # until a batch gives no answer
 
     def run_plan(self) -> None:
         """Ask ``mm_move`` about every planned position, in the pacing's order."""
-        for position in self.pacing.order(self.planned):
-            self.mm_move(position)
+        self.prefetch(MM_MOVE, self.pacing.order(self.planned))
+
+    def ask_ahead(self, positions: Iterable[Position]) -> None:
+        """``move_wrapper`` on each of these positions now (see ``prefetch``); the games
+        then read the answers (``grader.judge.play``)."""
+        self.prefetch(MOVE_WRAPPER, positions)
+
+    def prefetch(self, function: str, positions: Iterable[Position]) -> None:
+        """Ask ``function`` about each position not asked yet, in this order, and judge
+        and cache each answer as ``mm_move`` and ``move_wrapper`` do; calls on small
+        positions that come in a row go in batches (see the module's docstring)."""
+        ask = self.mm_move if function == MM_MOVE else self.move_wrapper
+        asked = self.verdicts if function == MM_MOVE else self.wrapper_answers
+        batch: list[Position] = []
+        cost = 0.0
+        for position in dict.fromkeys(positions):
+            if position in asked:
+                continue
+            seconds = self._batch_cost(function, position)
+            if batch and (seconds is None or len(batch) == BATCH_CALLS
+                          or cost + seconds > BATCH_SHARE * self._small_limit()):
+                self._ask_batch(function, batch, ask)
+                batch, cost = [], 0.0
+            if seconds is None:
+                ask(position)
+            else:
+                batch.append(position)
+                cost += seconds
+        if batch:
+            self._ask_batch(function, batch, ask)
 
     def mm_move(self, position: Position) -> Verdict:
         """The verdict on ``mm_move(board, player)`` for this position (asked once per run)."""
@@ -120,6 +163,48 @@ class StudentClient:
         if position not in self.wrapper_answers:
             self.wrapper_answers[position] = self._ask_move_wrapper(position)
         return self.wrapper_answers[position]
+
+    # -- batches -----------------------------------------------------------------------------
+
+    def _small_limit(self) -> float:
+        calibration = self.sandbox.calibration
+        assert calibration is not None  # a started sandbox has timed the reference
+        return self.policy.small * calibration.empty_board_seconds
+
+    def _batch_cost(self, function: str, position: Position) -> float | None:
+        """What the reference, ``factor`` times slower, would spend on this call, if it may
+        go in a batch: a small position, whose call would be made now; else None."""
+        if not self._batching or self.interrupted:
+            return None
+        tier = self.pacing.tier(function, position)
+        if (self.pacing.measured(tier, position) or self.pacing.verdict(tier) is not None
+                or self.pacing.crashed(tier)):
+            return None
+        calibration = self.sandbox.calibration
+        assert calibration is not None
+        return self.policy.factor * calibration.seconds(position.dim,
+                                                        self.pacing.nodes(position))
+
+    def _ask_batch(self, function: str, positions: list[Position], ask) -> None:
+        """Make the calls on ``positions`` in one round trip if it can be done, then let
+        each position's own call take its reply (or, if the batch gave none, be made)."""
+        if len(positions) > 1:
+            problem, calibration = self._before_call()
+            limit = self._small_limit()
+            if problem is None and self.pacing.left_seconds(calibration) >= limit:
+                try:
+                    replies = self.sandbox.call_batch(function, positions, limit)
+                except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the calls are not made
+                    self.interrupted = True
+                    replies = []
+                if replies is None:   # its calls are made one by one, as all after it
+                    self._batching = False
+                else:
+                    for position, reply in zip(positions, replies):
+                        self._batched[(function, position)] = reply
+        for position in positions:
+            ask(position)
+        self._batched.clear()
 
     # -- calls -------------------------------------------------------------------------------
 
@@ -308,19 +393,7 @@ class StudentClient:
         spent: before the call, or during it (it was stopped where the budget ended, not at
         its limit). With ``verify`` (a round of a careful measurement) the budget neither
         stops nor pays for it."""
-        restarts = self.sandbox.restarts
-        problem = self.sandbox.ready()
-        if not verify and self.pacing.spent - self._calibrated_at >= RECALIBRATE_EVERY:
-            # The machine's speed drifts (load comes and goes): limits and the budget
-            # follow it, as the calls do.
-            self.sandbox.calibrate()
-            self._calibrated_at = self.pacing.spent
-        calibration = self.sandbox.calibration
-        assert calibration is not None  # a started sandbox has timed the reference
-        if self.sandbox.restarts != restarts and not verify:
-            # After a crash or a timeout: the student's cost, at a fixed price.
-            self.pacing.charge(calibration, min(RESTART_COST, self.pacing.left)
-                               * calibration.empty_board_seconds)
+        problem, calibration = self._before_call(verify)
         if problem is not None:
             return Reply("crash", None, 0.0, None, "", problem), 0.0
         if limit is None:
@@ -328,8 +401,11 @@ class StudentClient:
         left = limit if verify else self.pacing.left_seconds(calibration)
         if left <= 0:
             return None, limit
+        # Made already, in a batch (prefetch): within its limit, and the worker lives on.
+        reply = None if verify else self._batched.pop((function, position), None)
         try:
-            reply = self.sandbox.call(function, position, cpu_limit=min(limit, left))
+            if reply is None:
+                reply = self.sandbox.call(function, position, cpu_limit=min(limit, left))
         except KeyboardInterrupt:  # Ctrl-C or SIGTERM: stop calling, report what is done
             self.interrupted = True
             return Reply("crash", None, 0.0, None, "", "the grading run was interrupted"), limit
@@ -343,6 +419,26 @@ class StudentClient:
         if reply.status == "timeout" and left < limit:
             return None, limit  # the budget ended first: no verdict on this call's speed
         return reply, limit
+
+    def _before_call(self, verify: bool = False) -> tuple[str | None, Calibration]:
+        """Before a call (or a batch): the worker restarted if need be (a restart is
+        charged, at a fixed price, unless ``verify``), and the reference timed again when
+        enough of the budget has been spent since. (Why the worker could not restart, or
+        None; the calibration now.)"""
+        restarts = self.sandbox.restarts
+        problem = self.sandbox.ready()
+        if not verify and self.pacing.spent - self._calibrated_at >= RECALIBRATE_EVERY:
+            # The machine's speed drifts (load comes and goes): limits and the budget
+            # follow it, as the calls do.
+            self.sandbox.calibrate()
+            self._calibrated_at = self.pacing.spent
+        calibration = self.sandbox.calibration
+        assert calibration is not None  # a started sandbox has timed the reference
+        if self.sandbox.restarts != restarts and not verify:
+            # After a crash or a timeout: the student's cost, at a fixed price.
+            self.pacing.charge(calibration, min(RESTART_COST, self.pacing.left)
+                               * calibration.empty_board_seconds)
+        return problem, calibration
 
     # -- what a call that gave no answer says ----------------------------------------------------
 

@@ -233,6 +233,58 @@ def test_an_endless_loop_times_out_and_the_next_call_works(tmp_path: Path,
     assert last.status == "ok" and restarts == 3
 
 
+def test_a_batch_answers_each_call_as_a_single_call_would(tmp_path: Path,
+                                                          use_bwrap: bool) -> None:
+    source = """
+        def mm_move(board, player):
+            dim = board.get_dim()
+            if dim == 2:
+                raise ValueError("no 2x2 please")
+            if dim == 3:
+                board.move(0, 0, player)
+            print("asked", dim)
+            return dim, (0, 0)
+        """
+    positions = [Position.empty(dim) for dim in (1, 2, 3, 4)]
+    with Sandbox(write(tmp_path, source), FAST, use_bwrap=use_bwrap) as box:
+        batch = box.call_batch("mm_move", positions, 1.0)
+        singles = [box.call("mm_move", position, 1.0) for position in positions]
+        restarts = box.restarts
+    assert batch is not None and restarts == 0
+    assert [(r.status, r.answer, r.board_after) for r in batch] == \
+        [(r.status, r.answer, r.board_after) for r in singles]
+    assert batch[1].error.splitlines()[0] == singles[1].error.splitlines()[0]
+    assert "ValueError: no 2x2 please" in batch[1].error
+    assert batch[2].board_after == (PLAYERX,) + (EMPTY,) * 8   # the move it made shows
+    # Timed as a whole from outside, shared out evenly; the output goes with the first.
+    assert len({r.cpu_seconds for r in batch}) == 1 and batch[0].cpu_seconds > 0
+    assert batch[0].output.split() == ["asked", "1", "asked", "3", "asked", "4"]
+
+
+def test_a_batch_that_loops_or_crashes_answers_nothing_and_the_next_call_works(
+        tmp_path: Path, use_bwrap: bool) -> None:
+    source = """
+        import os
+        def mm_move(board, player):
+            if board.get_dim() == 1:
+                while True:
+                    pass
+            if board.get_dim() == 2:
+                os._exit(3)
+            return 0, (0, 0)
+        """
+    fine = Position.empty(3)
+    with Sandbox(write(tmp_path, source), FAST, use_bwrap=use_bwrap) as box:
+        looped = box.call_batch("mm_move", [fine, Position.empty(1), fine], 0.3)
+        after_loop = box.call("mm_move", fine, 0.3)
+        crashed = box.call_batch("mm_move", [fine, Position.empty(2)], 0.3)
+        after_crash = box.call("mm_move", fine, 0.3)
+        restarts = box.restarts
+    assert looped is None and crashed is None
+    # Restarted at once, and not counted: the student's restarts are the calls' own.
+    assert after_loop.status == after_crash.status == "ok" and restarts == 0
+
+
 def test_a_dying_worker_is_a_crash_and_is_restarted(tmp_path: Path, use_bwrap: bool) -> None:
     source = """
         import os, signal

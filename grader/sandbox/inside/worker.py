@@ -13,8 +13,9 @@ stops a call that goes past its limit, so nothing the student patches in here ca
 time. The parent trusts nothing that comes back.
 
 One JSON line per request arrives on a private pipe, one JSON line per answer leaves on
-another, echoing the request's token; the student's stdout and stderr go to a separate
-pipe, so printing can never clog the answers. Before the submission is loaded the parent
+another, echoing the request's token (a batch of calls, op "calls", is one request and one
+answer); the student's stdout and stderr go to a separate pipe, so printing can never clog
+the answers. Before the submission is loaded the parent
 may ask for the reference search (op "ref"), which it times from outside.
 
 Before the first line of the submission runs, the worker hides its two pipe ends above
@@ -143,6 +144,8 @@ class _Server:
                 answer = self.load()
             elif request["op"] == "ref":
                 answer = reference.reference(request) if not self.loaded else {"status": "refused"}
+            elif request["op"] == "calls":
+                answer = self.calls(request)
             else:
                 answer = self.call(request)
             _flush_stdio()
@@ -244,6 +247,16 @@ class _Server:
                     _type_name(type(again)), _type_name(type(exc)))}
         answer["board"] = self.cells(board, dim)
         return answer
+
+    def calls(self, request):
+        """A batch: each item called in turn, as ``call`` would, answered together."""
+        answers = []
+        for dim, cells, player, reverse in request["items"]:
+            answers.append(self.call({"fn": request["fn"], "dim": dim, "cells": cells,
+                                      "player": player, "reverse": reverse,
+                                      "trials": request["trials"]}))
+            _flush_stdio()
+        return {"status": "calls", "answers": answers}
 
     def cells(self, board, dim):
         """The board's cells now, read past any method the student replaced."""
