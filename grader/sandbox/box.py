@@ -47,7 +47,8 @@ What stays weaker (tests/sandbox/test_hostile.py checks the rest, on both paths)
 Time: :meth:`Sandbox.call` stops a call as soon as the worker has used its CPU limit, or
 has been *active* (on a CPU, or sleeping, or blocked: anything but waiting for a CPU that
 other processes hold) for the limit plus ``Limits.grace``; a busy machine slows a call
-down without moving it closer to its limit. The first worker times the reference search
+down without moving it closer to its limit. :meth:`Sandbox.call_batch` makes several
+calls in one round trip, timed and stopped as one: each of them used at most the whole. The first worker times the reference search
 (``grader.timing.policy``) from outside, before the submission is loaded; :meth:`Sandbox.calibrate`
 times it again, now, and :meth:`Sandbox.reference_seconds` times it on any position, in a
 *reference worker*: a second worker on the same CPU, started when first needed, that never

@@ -20,8 +20,10 @@ Calls on small positions (their tier is not timed by ratio: its limit is hundred
 what a plain minimax needs there) are made in batches where they come in a row
 (``prefetch``): one round trip for up to ``BATCH_CALLS`` calls, as many as the reference,
 ``factor`` times slower, would answer in ``BATCH_SHARE`` of the small limit. The batch is
-timed from outside as a whole and stopped at that limit, so each of its calls is within its
-own; its CPU is shared out evenly. A batch that gives no answer (stopped, crashed) decides
+timed from outside as a whole and stopped at twice that estimate plus ``BATCH_SLACK`` of
+the small limit, never later than the small limit, so each of its calls is within its own;
+its CPU is shared out evenly. (A submission far slower than the reference thus wastes
+little on the batch it fills.) A batch that gives no answer (stopped, crashed) decides
 nothing: its calls are made again one by one, each with its own limit, and the rest of the
 run makes no batch. The verdicts are those of single calls; only the round trips are fewer.
 
@@ -65,6 +67,8 @@ RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two refe
 BATCH_CALLS = 64     # calls on small positions made in one round trip, at most
 BATCH_SHARE = 0.5    # of the small limit: what the reference, factor times slower, would
                      # spend on a batch's calls (so a correct search never fills it)
+BATCH_SLACK = 0.125  # of the small limit: a batch may run this much past twice that estimate
+                     # (the worker's own work on each call) before it is stopped
 RESTART_COST = 0.05  # budget (empty-board searches) a worker restart costs: a fixed price, the
                      # same on every run, where its wall time depends on the machine's load
 
@@ -142,7 +146,7 @@ class StudentClient:
             seconds = self._batch_cost(function, position)
             if batch and (seconds is None or len(batch) == BATCH_CALLS
                           or cost + seconds > BATCH_SHARE * self._small_limit()):
-                self._ask_batch(function, batch, ask)
+                self._ask_batch(function, batch, cost, ask)
                 batch, cost = [], 0.0
             if seconds is None:
                 ask(position)
@@ -150,7 +154,7 @@ class StudentClient:
                 batch.append(position)
                 cost += seconds
         if batch:
-            self._ask_batch(function, batch, ask)
+            self._ask_batch(function, batch, cost, ask)
 
     def mm_move(self, position: Position) -> Verdict:
         """The verdict on ``mm_move(board, player)`` for this position (asked once per run)."""
@@ -185,13 +189,16 @@ class StudentClient:
         return self.policy.factor * calibration.seconds(position.dim,
                                                         self.pacing.nodes(position))
 
-    def _ask_batch(self, function: str, positions: list[Position], ask) -> None:
-        """Make the calls on ``positions`` in one round trip if it can be done, then let
-        each position's own call take its reply (or, if the batch gave none, be made)."""
+    def _ask_batch(self, function: str, positions: list[Position], cost: float,
+                   ask) -> None:
+        """Make the calls on ``positions`` (the reference, ``factor`` times slower, would
+        spend ``cost`` seconds on them) in one round trip if it can be done, then let each
+        position's own call take its reply (or, if the batch gave none, be made)."""
         if len(positions) > 1:
             problem, calibration = self._before_call()
-            limit = self._small_limit()
-            if problem is None and self.pacing.left_seconds(calibration) >= limit:
+            small = self._small_limit()
+            limit = min(small, 2 * cost + BATCH_SLACK * small)
+            if problem is None and self.pacing.left_seconds(calibration) >= small:
                 try:
                     replies = self.sandbox.call_batch(function, positions, limit)
                 except KeyboardInterrupt:  # Ctrl-C or SIGTERM: the calls are not made
