@@ -86,6 +86,7 @@ class Pacing:
         self.policy = policy
         self.solver = solver
         self._nodes: dict[Position, int] = {}   # each call looks its tier's up several times
+        self._keys: dict[Position, tuple[int, bool, int]] = {}   # and its tier's key
         self.hardest: dict[tuple[int, bool, int], Position] = {}
         for position in planned:
             key = self._key(position)
@@ -99,9 +100,12 @@ class Pacing:
     # -- tiers -----------------------------------------------------------------------------
 
     def _key(self, position: Position) -> tuple[int, bool, int]:
-        finished = self.solver.winner(position) is not None
-        empties = 0 if finished else len(position.empty_squares())
-        return position.dim, bool(position.reverse), empties
+        key = self._keys.get(position)
+        if key is None:
+            finished = self.solver.winner(position) is not None
+            empties = 0 if finished else len(position.empty_squares())
+            key = self._keys[position] = position.dim, bool(position.reverse), empties
+        return key
 
     def tier(self, function: str, position: Position) -> Tier:
         return Tier(function, *self._key(position))
