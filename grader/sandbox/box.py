@@ -48,12 +48,13 @@ Time: :meth:`Sandbox.call` stops a call as soon as the worker has used its CPU l
 has been *active* (on a CPU, or sleeping, or blocked: anything but waiting for a CPU that
 other processes hold) for the limit plus ``Limits.grace``; a busy machine slows a call
 down without moving it closer to its limit. :meth:`Sandbox.call_batch` makes several
-calls in one round trip, timed and stopped as one: each of them used at most the whole. The first worker times the reference search
-(``grader.timing.policy``) from outside, before the submission is loaded; :meth:`Sandbox.calibrate`
-times it again, now, and :meth:`Sandbox.reference_seconds` times it on any position, in a
-*reference worker*: a second worker on the same CPU, started when first needed, that never
-loads the submission (student code could slow the reference down from inside its own
-process). The latest calibration is ``Sandbox.calibration``.
+calls in one round trip, timed and stopped as one: each of them used at most the whole.
+The first worker times the reference search (``grader.timing.policy``) from outside, before
+the submission is loaded; :meth:`Sandbox.calibrate` times it again, now, and
+:meth:`Sandbox.reference_seconds` times it on any position, in a *reference worker*: a
+second worker on the same CPU, started when first needed, that never loads the submission
+(student code could slow the reference down from inside its own process). The latest
+calibration is ``Sandbox.calibration``.
 """
 
 from __future__ import annotations

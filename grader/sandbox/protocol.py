@@ -2,9 +2,9 @@
 
 One JSON line per request and one per answer, on private pipes, each answer echoing its
 request's fresh random token (a batch of calls is one request, answered by one line that
-holds an answer per call, in order). An answer has exactly the fields the worker sends, and the
-student's value comes back type-tagged (see the worker's encoder), so nothing the student
-returns is ever unpickled, evaluated, or taken for what it imitates.
+holds an answer per call, in order). An answer has exactly the fields the worker sends, and
+the student's value comes back type-tagged (see the worker's encoder), so nothing the
+student returns is ever unpickled, evaluated, or taken for what it imitates.
 
 >>> decode({"t": "tuple", "v": [{"t": "int", "v": 0}, {"t": "bool", "v": True}]})
 (0, True)

@@ -15,8 +15,8 @@ time. The parent trusts nothing that comes back.
 One JSON line per request arrives on a private pipe, one JSON line per answer leaves on
 another, echoing the request's token (a batch of calls, op "calls", is one request and one
 answer); the student's stdout and stderr go to a separate pipe, so printing can never clog
-the answers. Before the submission is loaded the parent
-may ask for the reference search (op "ref"), which it times from outside.
+the answers. Before the submission is loaded the parent may ask for the reference search
+(op "ref"), which it times from outside.
 
 Before the first line of the submission runs, the worker hides its two pipe ends above
 descriptor 1024, then sheds what it can (each step where the system has it): no new
