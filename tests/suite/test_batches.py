@@ -30,47 +30,31 @@ from provided import PLAYERO, PLAYERX
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 TIMES = re.compile(r"\d+(\.\d+)? s\b")
 
-LOOPS_NEAR_THE_END = """
-    def mm_move(board, player):
-        empty = board.get_empty_squares()
-        if 0 < len(empty) <= 2 and board.check_win() is None:
-            while True:
-                pass
-        return (0, empty[0]) if empty else (0, (-1, -1))
-    def move_wrapper(board, player, trials):
-        return mm_move(board, player)[1]
-    """
-CRASHES_ON_ONE_POSITION = """
-    import os
-    def mm_move(board, player):
-        empty = board.get_empty_squares()
-        if board.get_dim() == 3 and len(empty) == 3 and (0, 0) in empty:
-            os._exit(4)
-        return (0, empty[0]) if empty else (0, (-1, -1))
-    def move_wrapper(board, player, trials):
-        return mm_move(board, player)[1]
-    """
-MUTATES = """
-    def mm_move(board, player):
-        empty = board.get_empty_squares()
-        if not empty:
-            return 0, (-1, -1)
-        board.move(empty[0][0], empty[0][1], player)
-        return 0, empty[0]
-    def move_wrapper(board, player, trials):
-        return mm_move(board, player)[1]
-    """
-PRINTS = """
-    def mm_move(board, player):
-        print(board)
-        empty = board.get_empty_squares()
-        return (0, empty[0]) if empty else (0, (-1, -1))
-    def move_wrapper(board, player, trials):
-        return mm_move(board, player)[1]
-    """
-WRITTEN = {"loops near the end": LOOPS_NEAR_THE_END,
-           "crashes on one position": CRASHES_ON_ONE_POSITION, "prints": PRINTS,
-           "mutates the board": MUTATES}
+
+def first_empty_square(first: str, imports: str = "") -> str:
+    """A submission whose ``mm_move`` runs the line ``first`` (``empty`` holds the empty
+    squares), then answers with the first empty square."""
+    return f"""
+        {imports}
+        def mm_move(board, player):
+            empty = board.get_empty_squares()
+            {first}
+            return (0, empty[0]) if empty else (0, (-1, -1))
+        def move_wrapper(board, player, trials):
+            return mm_move(board, player)[1]
+        """
+
+
+WRITTEN = {
+    "loops near the end": first_empty_square(
+        "while 0 < len(empty) <= 2 and board.check_win() is None: pass"),
+    "crashes on one position": first_empty_square(
+        "if board.get_dim() == 3 and len(empty) == 3 and (0, 0) in empty: os._exit(4)",
+        imports="import os"),
+    "prints": first_empty_square("print(board)"),
+    "mutates the board": first_empty_square(
+        "if empty: board.move(empty[0][0], empty[0][1], player)"),
+}
 GALLERY = {"correct pruned": SUBMISSIONS / "grader" / "correct_pruned.py",
            "raises": SUBMISSIONS / "grader" / "bug_crash.py",
            "crasher": SUBMISSIONS / "class" / "crasher.py"}
