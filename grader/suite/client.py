@@ -50,7 +50,8 @@ from grader.judge.position import Move, Position
 from grader.judge.results import Failure
 from grader.sandbox import Reply, Sandbox
 from grader.judge.solver import Solver
-from grader.timing.policy import EMPTY_BOARD_NODES, Calibration, TimePolicy
+from grader.timing.policy import (EMPTY_BOARD_NODES, REFERENCE_3X3, REFERENCE_3X3_NODES,
+                                  Calibration, TimePolicy)
 
 NEAR = 0.5       # a decisive call that used this share of its limit is measured again
 ROUNDS = 3       # votes on a call measured again (the first measurement's included)
@@ -63,7 +64,9 @@ SHORT_ROUND = 0.05   # a round whose limit is shorter than this many empty-board
 REPEATS = 5          # repeats its timings (up to this many times) and keeps the least of
                      # each: a disturbance only ever adds time, and short calls are the
                      # ones a burst of load disturbs most
-RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two reference timings
+RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two checks of the speed
+DRIFT = 0.1          # a check (one timing of the reference) this far from the calibration, faster
+                     # or slower, means the machine's speed moved: the reference is timed again
 BATCH_CALLS = 64     # calls on small positions made in one round trip, at most
 BATCH_SHARE = 0.5    # of the small limit: what the reference, factor times slower, would
                      # spend on a batch's calls (so a correct search never fills it)
@@ -92,6 +95,7 @@ class CallStats:
     round_seconds: float = 0.0       # the student's CPU time in those rounds
     careful_references: int = 0      # reference timings beside the rounds
     careful_reference_seconds: float = 0.0
+    speed_checks: int = 0            # single timings of the reference as the grade went on
 
 
 @dataclass(frozen=True)
@@ -306,8 +310,8 @@ class StudentClient:
     def careful_left(self) -> float:
         """What the careful rounds may still spend, in empty-board searches: what the
         student's own calls have cost so far, plus VERIFY, minus what the grader's own
-        timings after the first have cost (rounds, their reference timings and the
-        re-calibrations alike)."""
+        timings after the first have cost (rounds, their reference timings, the speed
+        checks and re-calibrations alike)."""
         calibration = self.sandbox.calibration
         assert calibration is not None
         unit = calibration.empty_board_seconds
@@ -316,8 +320,9 @@ class StudentClient:
         return VERIFY + self.pacing.spent - grader
 
     def _recalibration_seconds(self) -> float:
-        """CPU seconds of the reference timings the sandbox made to re-calibrate (the first
-        calibration, before any student code, is the price of any grade: not counted)."""
+        """CPU seconds of the reference timings made to follow the machine's speed (the
+        checks, and the full timings they asked for; the first calibration, before any
+        student code, is the price of any grade: not counted)."""
         return max(0.0, self.sandbox.reference_seconds_total
                    - self.sandbox.first_calibration_seconds
                    - self.stats.careful_reference_seconds)
@@ -437,7 +442,7 @@ class StudentClient:
         if not verify and self.pacing.spent - self._calibrated_at >= RECALIBRATE_EVERY:
             # The machine's speed drifts (load comes and goes): limits and the budget
             # follow it, as the calls do.
-            self.sandbox.calibrate()
+            self._follow_speed()
             self._calibrated_at = self.pacing.spent
         calibration = self.sandbox.calibration
         assert calibration is not None  # a started sandbox has timed the reference
@@ -446,6 +451,21 @@ class StudentClient:
             self.pacing.charge(calibration, min(RESTART_COST, self.pacing.left)
                                * calibration.empty_board_seconds)
         return problem, calibration
+
+    def _follow_speed(self) -> None:
+        """Check the machine's speed with one timing of the reference (its 3x3 search); if
+        it is more than ``DRIFT`` away from the calibration, time the reference again in
+        full (eight searches, the medians). A check costs a tenth of a full timing, and a
+        disturbed check only adds time, so it can only ask for a full timing it did not
+        need; a drift it misses (under a tenth) moves no verdict on speed: a call near its
+        limit is measured again beside fresh timings of the reference anyway."""
+        calibration = self.sandbox.calibration
+        assert calibration is not None  # a started sandbox has timed the reference
+        expected = calibration.seconds(REFERENCE_3X3.dim, REFERENCE_3X3_NODES)
+        seconds = self.sandbox.reference_seconds(REFERENCE_3X3)
+        self.stats.speed_checks += 1
+        if abs(seconds / expected - 1) > DRIFT:
+            self.sandbox.calibrate()
 
     # -- what a call that gave no answer says ----------------------------------------------------
 

@@ -136,7 +136,8 @@ def _timing(client: StudentClient, sandbox: Sandbox) -> dict:
     data: dict = {"factor": policy.factor, "small": policy.small, "budget": policy.budget,
                   "budget_spent": round(client.pacing.spent, 3),
                   "budget_exhausted": client.stats.not_run > 0,
-                  "calibrations": sandbox.calibrations, "retries": client.stats.retries,
+                  "calibrations": sandbox.calibrations,
+                  "speed_checks": client.stats.speed_checks, "retries": client.stats.retries,
                   "presumed_too_slow": client.stats.presumed}
     if calibration is not None:
         data.update(calibration.to_json())

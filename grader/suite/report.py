@@ -578,9 +578,9 @@ def _timing_lines(result: GradeResult) -> list[str]:
         times = timing.get("calibrations", 1)
         # One sentence whatever the count: how often it was timed follows the budget spent
         # (a time), so the same code's report differs only in figures, not in its words.
-        timed = (f"before the first call and again as the grade goes on (timings on this "
-                 f"run: {times if isinstance(times, int) else 1}; {reference:.2f} s for the "
-                 "empty 3x3 board at the last)")
+        timed = (f"before the first call, its speed checked again as the grade goes on "
+                 f"(full timings on this run: {times if isinstance(times, int) else 1}; "
+                 f"{reference:.2f} s for the empty 3x3 board at the last)")
         budget = timing.get("budget_seconds")
         about = f", about {budget:.0f} s here" if isinstance(budget, (int, float)) else ""
         spent = timing.get("budget_spent", 0.0)

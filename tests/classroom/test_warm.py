@@ -34,7 +34,7 @@ TIMING_TIME_FIELDS = {"budget_seconds", "budget_spent", "empty_board_cpu_seconds
                       "student_own_cpu_seconds", "careful_round_seconds",
                       # how often the reference was timed again: every so much budget
                       # spent, a time (masked in the report's text too)
-                      "calibrations", "reference_timings"}
+                      "calibrations", "speed_checks", "reference_timings"}
 _SECONDS = re.compile(r"\d+(\.\d+)? s\b")
 _SEARCHES = re.compile(r"\d+(\.\d+)? of (\d+) such searches")
 _USED = re.compile(r"\(\d+(\.\d+)? used\)")          # the budget spent, in searches

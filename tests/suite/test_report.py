@@ -292,7 +292,7 @@ def test_the_time_policy_is_said_once_and_no_figure_contradicts_the_failures():
     # (0.2 x 4.42 s = 0.88 s), only the rule, the reference's time and how often it was timed.
     assert "0.88" not in text and "on small positions)" not in text
     assert "0.60 s" in text
-    assert "(timings on this run: 3; 4.42 s for the empty 3x3 board at the last)" in flat
+    assert "(full timings on this run: 3; 4.42 s for the empty 3x3 board at the last)" in flat
     # The item with the time cause comes first; the items it explains say so in a line.
     assert text.index("--- time") < text.index("--- scores")
     assert "no answer on 1 check (1 timeout): see 'time' for the call that decided it" in text
