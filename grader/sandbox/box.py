@@ -79,8 +79,8 @@ from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, batch_request, ca
                                      reference_request, replies_from_batch, reply_from)
 from grader.sandbox.submission import LoadError, course_imports, load_error, read_submission
 from grader.sandbox.uids import pick_uid
-from grader.timing.policy import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_RUNS, Calibration,
-                                  TimingError)
+from grader.timing.policy import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_4X4_RUNS,
+                                  REFERENCE_RUNS, Calibration, TimingError)
 
 
 class Sandbox:
@@ -405,12 +405,14 @@ class Sandbox:
         """Time the reference search in this worker, from outside, before any student code.
 
         The 3x3 and 4x4 searches alternate, so that a change in the machine's speed while
-        they run hits both alike; the median of each counts.
+        they run hits both alike; the median of each counts (REFERENCE_RUNS of the 3x3,
+        REFERENCE_4X4_RUNS of the 4x4).
         """
         runs: dict[Position, list[float]] = {REFERENCE_3X3: [], REFERENCE_4X4: []}
-        for _ in range(REFERENCE_RUNS):
-            for position, times in runs.items():
-                times.append(self._time(worker, position))
+        for run in range(REFERENCE_RUNS):
+            runs[REFERENCE_3X3].append(self._time(worker, REFERENCE_3X3))
+            if run < REFERENCE_4X4_RUNS:
+                runs[REFERENCE_4X4].append(self._time(worker, REFERENCE_4X4))
         self.calibration = Calibration.from_runs(runs[REFERENCE_3X3], runs[REFERENCE_4X4])
         if not self.calibrations:
             self.first_calibration_seconds = sum(map(sum, runs.values()))

@@ -20,6 +20,7 @@ from grader.judge.position import Position
 from grader.sandbox import (SANDBOX_UIDS, Limits, LoadError, Opaque, Sandbox, SandboxError,
                             bwrap_available, python2_fix)
 from grader.sandbox.layers import bwrap_problem as _bwrap_problem
+from grader.timing.policy import REFERENCE_4X4_RUNS, REFERENCE_RUNS
 from provided import EMPTY, PLAYERO, PLAYERX
 
 FIXTURES = Path(__file__).resolve().parents[1] / "submissions" / "sandbox"
@@ -769,6 +770,8 @@ def test_the_reference_is_timed_before_any_student_code_and_again_on_demand(
         """
     with Sandbox(write(tmp_path, source), FAST, use_bwrap=use_bwrap) as box:
         assert box.calibration is not None and box.calibrations == 1
+        # Five runs of the 3x3 search, three of the 4x4 one (it only sets their ratio).
+        assert box.reference_timings == REFERENCE_RUNS + REFERENCE_4X4_RUNS == 8
         first = box.calibration
         # 1,277 nodes of the reference take some milliseconds, not microseconds or seconds.
         assert 1e-7 < first.per_node_3x3 < 1e-4 and 0.5 < first.ratio_4x4 < 4
