@@ -265,6 +265,10 @@ class Solver:
 
     def __init__(self) -> None:
         self._games: dict[tuple[int, bool], _Game] = {}
+        # Per position: a grade asks them of each of its thousands of answers.
+        self._winners: dict[Position, int | None] = {}
+        self._values: dict[Position, int] = {}
+        self._best: dict[Position, frozenset[Move]] = {}
 
     def _game(self, pos: Position) -> _Game:
         key = (pos.dim, bool(pos.reverse))
@@ -300,8 +304,12 @@ class Solver:
         >>> Solver().winner(Position.from_grid([[2, 2], [3, 1]], PLAYERO, reverse=True))
         3
         """
-        geo, x, o = _masks(pos)
-        return _winner(geo, x, o, pos.reverse)
+        try:
+            return self._winners[pos]
+        except KeyError:
+            geo, x, o = _masks(pos)
+            known = self._winners[pos] = _winner(geo, x, o, pos.reverse)
+            return known
 
     def value(self, pos: Position) -> int:
         """The value from X's side (1, 0, -1) with ``pos.player`` to move and perfect play.
@@ -312,12 +320,17 @@ class Solver:
         >>> Solver().value(Position.from_grid([[2, 2, 1], [3, 3, 1], [1, 1, 1]], PLAYERO))
         -1
         """
+        known = self._values.get(pos)
+        if known is not None:
+            return known
         live = self._live(pos)
         if live is None:
-            return SCORES[self.winner(pos)]
-        game, me, you = live
-        sign = 1 if pos.player == PLAYERX else -1
-        return sign * game.value(me, you)
+            known = SCORES[self.winner(pos)]
+        else:
+            game, me, you = live
+            known = (1 if pos.player == PLAYERX else -1) * game.value(me, you)
+        self._values[pos] = known
+        return known
 
     def move_values(self, pos: Position) -> dict[Move, int]:
         """The value (X's side) after each legal move, in row-major order; {} if finished.
@@ -344,11 +357,16 @@ class Solver:
         ...                                                PLAYERO)))
         [(1, 1)]
         """
+        known = self._best.get(pos)
+        if known is not None:
+            return known
         values = self.move_values(pos)
         if not values:
             return frozenset()
         best = max(values.values()) if pos.player == PLAYERX else min(values.values())
-        return frozenset(move for move, value in values.items() if value == best)
+        known = self._best[pos] = frozenset(move for move, value in values.items()
+                                            if value == best)
+        return known
 
     def line_of_play(self, pos: Position, move: Move, length: int = 6) -> list[Move]:
         """After the player to move plays ``move``, a line of best play (``move`` excluded).
@@ -411,8 +429,9 @@ class Solver:
         return game.tree_size(me, you)
 
     def solve(self, positions: Iterable[Position]) -> None:
-        """Fill the tables for ``positions`` ahead of time: every move's value and the
-        tree size of each live one. Answers never change; only later questions are faster.
+        """Fill the tables for ``positions`` ahead of time: each one's winner, value, best
+        moves (every move's value) and tree size. Answers never change; only later
+        questions are faster (a grade judges each answer by the first three).
 
         >>> solver = Solver()
         >>> solver.solve(reachable(2))
@@ -420,7 +439,7 @@ class Solver:
         1
         """
         for pos in positions:
-            for question in (self.move_values, self.tree_size):
+            for question in (self.winner, self.value, self.best_moves, self.tree_size):
                 try:
                     question(pos)
                 except SolverTooLarge:  # asked later, it raises then
