@@ -408,14 +408,15 @@ class Sandbox:
         they run hits both alike; the median of each counts (REFERENCE_RUNS of the 3x3,
         REFERENCE_4X4_RUNS of the 4x4).
         """
-        runs: dict[Position, list[float]] = {REFERENCE_3X3: [], REFERENCE_4X4: []}
+        runs_3x3: list[float] = []
+        runs_4x4: list[float] = []
         for run in range(REFERENCE_RUNS):
-            runs[REFERENCE_3X3].append(self._time(worker, REFERENCE_3X3))
+            runs_3x3.append(self._time(worker, REFERENCE_3X3))
             if run < REFERENCE_4X4_RUNS:
-                runs[REFERENCE_4X4].append(self._time(worker, REFERENCE_4X4))
-        self.calibration = Calibration.from_runs(runs[REFERENCE_3X3], runs[REFERENCE_4X4])
+                runs_4x4.append(self._time(worker, REFERENCE_4X4))
+        self.calibration = Calibration.from_runs(runs_3x3, runs_4x4)
         if not self.calibrations:
-            self.first_calibration_seconds = sum(map(sum, runs.values()))
+            self.first_calibration_seconds = sum(runs_3x3) + sum(runs_4x4)
         self.calibrations += 1
 
     def _time(self, worker: "Worker", position: Position, wall: float = 0.0) -> float:
