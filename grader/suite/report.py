@@ -2,7 +2,9 @@
 
 It reads a finished :class:`~grader.judge.results.GradeResult` and returns text; nothing
 here prints or grades. (Gradescope's results.json: ``results_json``; a CSV row: ``table``;
-writing files: ``writers``.) The small helpers at the top are theirs too.
+writing files: ``writers``.) The items' scores and states that those share are in
+``scoring``; the likely causes of many failures, which the report names first, in
+``causes``; their names are importable from here too.
 
 The report leads with the likely cause of many failures when there is one (a ``mm_move``
 that changes its board, tiers too slow or stuck), names the file, never the grader's
@@ -26,34 +28,28 @@ Score: 20 / 20
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import PurePath
 
-from grader.judge.checks import BOARD_CHANGED
 from grader.judge.results import NO_ANSWER, Failure, GradeResult, ItemResult
+# The likely causes and the items' scores live beside the report; their names stay
+# importable from here (results_json, table and the tests import them from this module).
+from grader.suite.causes import (BoardCause, TimeCause, board_cause, causes,  # noqa: F401
+                                 time_cause, wrap)
 # The time item's failures: out of time, not asked after a tier was too slow, and a call
 # that did not return where a search takes milliseconds.
 from grader.suite.client import STUCK, TIME_CATEGORIES
+from grader.suite.scoring import (VISIBILITIES, category_counts, check_options,  # noqa: F401
+                                  is_deduction, item_passed, item_score, item_state,
+                                  judged_first, score_of)
 from grader.timing.policy import TimePolicy, TimingError
-
-VISIBILITIES = ("full", "categories")
 
 _HIDDEN_NOTE = "(the failing positions are shown after the deadline)"
 
 
 _LOAD_OUTPUT_LIMIT = 2000   # characters of what the submission printed on import
-_WIDTH = 92                 # prose is wrapped to this width; calls and boards never are
 STUDENT_FUNCTIONS = ("mm_move", "move_wrapper")   # what the calls of a report may name
 _LIMITS_POINTER = 'The limit: see "time limits" at the end of the report.'
-
-
-def check_options(visibility: str, examples: int = 0) -> None:
-    if visibility not in VISIBILITIES:
-        raise ValueError(f"visibility must be one of {VISIBILITIES}, not {visibility!r}")
-    if examples < 0:
-        raise ValueError(f"examples must be 0 or more, not {examples}")
 
 
 def _num(value: float) -> str:
@@ -82,59 +78,8 @@ def _plural(count: int, word: str) -> str:
     return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
-def score_of(result: GradeResult) -> float:
-    # A submission that could not be run earns nothing, whatever the items say.
-    return 0.0 if result.load_error is not None else result.score
-
-
-def item_score(result: GradeResult, item: ItemResult) -> float:
-    return 0.0 if result.load_error is not None else item.score
-
-
-def item_passed(result: GradeResult, item: ItemResult) -> bool:
-    # Stricter than ItemResult.status: an item that checked nothing has not passed.
-    return (result.load_error is None and item.error is None
-            and item.total > 0 and item.passed == item.total)
-
-
-def item_state(result: GradeResult, item: ItemResult) -> str:
-    """"passed", "failed", "no answer" (no check failed, some got no answer) or "not run"."""
-    if result.load_error is not None:
-        return "not run"
-    return item.status
-
-
-def judged_first(failures: Iterable[Failure]) -> list[Failure]:
-    """Judged failures first (what the student got wrong), then the calls with no answer."""
-    return sorted(failures, key=lambda failure: not failure.judged)
-
-
-def category_counts(failures: Iterable[Failure]) -> dict[str, int]:
-    """How many failures of each category, in first-seen order.
-
-    >>> f = Failure("wrong score", "mm_move(...)", "score 0", "(1, (0, 0))")
-    >>> category_counts([f, f])
-    {'wrong score': 2}
-    """
-    counts: dict[str, int] = {}
-    for failure in failures:
-        counts[failure.category] = counts.get(failure.category, 0) + 1
-    return counts
-
-
 def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{count} {category}" for category, count in counts.items())
-
-
-def is_deduction(failure: Failure) -> bool:
-    """A deduction about the file itself (the ``style`` item's): a line of it, what is wrong
-    and what to do, with no call and no answer. It shows no hidden position, so every
-    visibility shows it in full.
-
-    >>> is_deduction(Failure("invalid-name", "line 3: C0103 invalid-name: ...", "", ""))
-    True
-    """
-    return not failure.expected and not failure.received
 
 
 def _deductions_only(failures: Iterable[Failure]) -> bool:
@@ -281,137 +226,7 @@ def _item_body(result: GradeResult, item: ItemResult, visibility: str, examples:
     return lines
 
 
-# -- the cause of many failures ------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class BoardCause:
-    """mm_move changed the board it was given: what the search reads next is not the
-    position asked, so its other answers go wrong too. The report says it first.
-
-    ``calls``: the calls that changed the board; ``elsewhere``: the calls that failed a
-    check of another item (a call in both shows the cause and its effect at once).
-
-    >>> changed = Failure(BOARD_CHANGED, "mm_move(b, PLAYERX)", "the board as it was",
-    ...                   "a changed board", board="b", board_after="c")
-    >>> wrong = Failure("wrong score", "mm_move(b, PLAYERX)", "score 0", "(1, (0, 0))")
-    >>> items = (ItemResult("scores", 15.0, 3, 4, (wrong,)),
-    ...          ItemResult("board untouched", 5.0, 3, 4, (changed,)))
-    >>> cause = board_cause(GradeResult("s.py", "s", items=items))
-    >>> cause.item.name, cause.covers(items[0])
-    ('board untouched', 1)
-    """
-
-    item: ItemResult
-    changed: int
-    calls: frozenset[str]
-    elsewhere: frozenset[str]
-
-    def covers(self, item: ItemResult) -> int:
-        """How many of ``item``'s judged failures were on calls that changed the board."""
-        return sum(1 for failure in item.failures
-                   if failure.judged and failure.call in self.calls)
-
-    def examples_first(self, failures: list[Failure]) -> list[Failure]:
-        """The cause's failures, those whose calls also failed elsewhere first, otherwise
-        in the order asked (a stable sort)."""
-        return sorted(failures, key=lambda failure: failure.call not in self.elsewhere)
-
-    def lines(self, result: GradeResult) -> list[str]:
-        """The paragraph that opens the report: the cause, what to do, and the counts."""
-        others = [item for item in result.items
-                  if item is not self.item and not item_passed(result, item) and item.failed]
-        what = (f"mm_move changes the board it is given (on {self.changed} of "
-                f"{self.item.total} calls)")
-        counts = [f"{item.name} {self.covers(item)} of {item.failed}" for item in others
-                  if self.covers(item)]
-        if not counts:   # nothing else failed, or not on the calls that changed the board
-            also = " It may be why other checks failed too." if others else ""
-            return _wrap(f"First: {what}. Clone the board and move on the copy "
-                         f"(board.clone()).{also}")
-        lines = _wrap(
-            f"The likely cause of the other failures: {what}. Moves played on the board "
-            "itself stay there, so what the search reads next (the empty squares, the "
-            "winner) is not the position asked, and its scores and moves go wrong too. "
-            "Clone the board and move on the copy (board.clone()); most of the other "
-            "failures should go with it.")
-        return lines + _wrap("Failures on calls that also changed the board: "
-                             + ", ".join(counts) + ".", indent="  ")
-
-
-def board_cause(result: GradeResult) -> BoardCause | None:
-    """The item whose checks found the board changed, as the likely cause, or None."""
-    if result.load_error is not None:
-        return None
-    for item in result.items:
-        changed = [f for f in item.failures if f.judged and f.category == BOARD_CHANGED]
-        if changed:
-            elsewhere = frozenset(failure.call for other in result.items if other is not item
-                                  for failure in other.failures if failure.judged)
-            return BoardCause(item, len(changed), frozenset(f.call for f in changed),
-                              elsewhere)
-    return None
-
-
-@dataclass(frozen=True)
-class TimeCause:
-    """mm_move ran out of time on the call that decides a tier, so that tier and the larger
-    ones were not asked: every other item gets no answer there. The report says it first,
-    and each item that only lacks those answers says so in one line.
-
-    >>> slow = Failure("too slow", "mm_move(b, PLAYERX)", "an answer in time", "not run")
-    >>> items = (ItemResult("scores", 15.0, 3, 4, (slow.unjudged(),), no_answer=1),
-    ...          ItemResult("time", 10.0, 3, 4, (slow,)))
-    >>> result = GradeResult("s.py", "s", items=items, too_slow=("3x3 positions with 6 "
-    ...                      "empty squares (normal game)",))
-    >>> cause = time_cause(result)
-    >>> cause.item.name, cause.explains(items[0])
-    ('time', True)
-    """
-
-    item: ItemResult
-    tiers: tuple[str, ...]
-
-    def explains(self, item: ItemResult) -> bool:
-        """Whether ``item`` only lacks answers, some of them for want of time."""
-        return (item is not self.item and item.failed == 0 and item.error is None
-                and any(f.category in TIME_CATEGORIES for f in item.failures))
-
-    def lines(self, result: GradeResult) -> list[str]:
-        others = [item.name for item in result.items if self.explains(item)]
-        tiers = "; ".join(self.tiers[:3])
-        if len(self.tiers) > 3:
-            tiers += f"; and {len(self.tiers) - 3} more (listed at the end)"
-        kinds = {f.category for f in self.item.failures if f.judged}
-        if kinds == {STUCK}:
-            what = "mm_move did not return (an endless loop?) on"
-        elif STUCK in kinds:
-            what = "mm_move did not return (an endless loop?), or was too slow, on"
-        else:
-            what = "Too slow for the grader's time limits on"
-        text = (f"{what}: {tiers}. The first call of each was stopped, so the calls on "
-                "those positions and on larger ones were not made")
-        text += (f": {', '.join(others)} get no answer there. See {self.item.name!r} for the "
-                 "call that decided it." if others else
-                 f". See {self.item.name!r} for the call that decided it.")
-        return _wrap(text)
-
-
-def time_cause(result: GradeResult) -> TimeCause | None:
-    """The item whose checks found calls too slow, as a cause when tiers were too slow."""
-    if result.load_error is not None or not result.too_slow:
-        return None
-    for item in result.items:
-        if any(f.judged and f.category in TIME_CATEGORIES for f in item.failures):
-            return TimeCause(item, result.too_slow)
-    return None
-
-
 # -- the whole report ----------------------------------------------------------------------------
-
-def _wrap(text: str, indent: str = "") -> list[str]:
-    return textwrap.wrap(text, _WIDTH, initial_indent=indent, subsequent_indent=indent,
-                         break_on_hyphens=False, break_long_words=False)
-
 
 def file_name(result: GradeResult) -> str:
     """The submission's file name, never the folders it was graded in.
@@ -471,7 +286,7 @@ def _paste_intro(result: GradeResult, visibility: str) -> list[str]:
                  if any(re.search(rf"\b{name}\b", call) for call in calls)]
     if not functions:
         return []
-    lines = _wrap(f"To try a call below: start python3 in the folder of {file_name(result)} "
+    lines = wrap(f"To try a call below: start python3 in the folder of {file_name(result)} "
                   "and paste these lines, then the call:")
     return lines + ["    " + line for line in paste_lines(result, functions)]
 
@@ -504,11 +319,11 @@ def _header(result: GradeResult) -> list[str]:
                 output = output[:_LOAD_OUTPUT_LIMIT] + "\n[... cut]"
             lines.append("What it printed when imported:")
             lines += _indent(output, 4)
-    for cause in _causes(result):
+    for cause in causes(result):
         lines += [""] + cause.lines(result)
     note = import_note(result)
     if note:
-        lines += [""] + _wrap(note)
+        lines += [""] + wrap(note)
     return lines
 
 
@@ -587,12 +402,12 @@ def _timing_lines(result: GradeResult) -> list[str]:
         late = any(f.category in TIME_CATEGORIES for item in result.items
                    for f in item.failures)
         if not late and not result.not_run:   # nothing to explain: the rule is noise
-            return lines + _wrap(
+            return lines + wrap(
                 f"time limits: every call was within its limit ({policy.factor:g} times a "
                 "plain minimax on a course-style board, which needs "
                 f"{reference:.2f} s for the empty 3x3 board here; {spent:.1f} of "
                 f"{policy.budget:g} such searches used).")
-        lines += _wrap(
+        lines += wrap(
             f"time limits: {policy.describe()}. That minimax is timed on this machine "
             f"{timed}, so each call's limit is worked out when the call is made: a failure "
             f"says the limit it was held to. The whole grade may use {policy.budget:g} such "
@@ -624,14 +439,9 @@ def summary_text(result: GradeResult, visibility: str) -> str:
                      + _footer(result, visibility))
 
 
-def _causes(result: GradeResult) -> list[BoardCause | TimeCause]:
-    """The likely causes of many failures, the one most likely behind the others first."""
-    return [cause for cause in (board_cause(result), time_cause(result)) if cause is not None]
-
-
 def _detail_order(result: GradeResult) -> list[ItemResult]:
     """The items in rubric order, but those that hold a likely cause first."""
-    first = [cause.item for cause in _causes(result)]
+    first = [cause.item for cause in causes(result)]
     first = [item for index, item in enumerate(first) if item not in first[:index]]
     return first + [item for item in result.items if item not in first]
 
@@ -653,7 +463,7 @@ def text_report(result: GradeResult, visibility: str = "full", examples: int = 3
     lines = _overview(result)
     said: set[str] = set()
     policy = _policy_sentence(result)
-    causes = _causes(result)
+    named = causes(result)
     if result.load_error is None:
         intro = _paste_intro(result, visibility)
         if intro:
@@ -666,8 +476,8 @@ def text_report(result: GradeResult, visibility: str = "full", examples: int = 3
                 # A report with a named cause is kept short: the cause's items show two
                 # examples, the others one.
                 shown = examples
-                if causes:
-                    is_cause = any(item is cause.item for cause in causes)
+                if named:
+                    is_cause = any(item is cause.item for cause in named)
                     shown = min(examples, 2 if is_cause else 1)
                 lines += _item_body(result, item, visibility, shown, said, policy)
     lines.append("")

@@ -16,8 +16,9 @@ from dataclasses import asdict
 from typing import Any
 
 from grader.judge.results import GradeResult
-from grader.suite.report import (category_counts, check_options, item_passed, item_report,
-                                 item_score, item_state, judged_first, score_of, summary_text)
+from grader.suite.report import item_report, summary_text
+from grader.suite.scoring import (category_counts, check_options, item_passed, item_score,
+                                  item_state, judged_first, score_of)
 
 # Gradescope's own words for who may see a test (autograder specifications).
 GRADESCOPE_VISIBILITIES = ("hidden", "after_due_date", "after_published", "visible")

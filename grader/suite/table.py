@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from grader.judge.results import GradeResult
-from grader.suite.report import item_score, score_of
+from grader.suite.scoring import item_score, score_of
 from grader.suite.writers import write_text_atomic
 
 CSV_FIXED = ["student_id", "score", "max_score"]
