@@ -1,16 +1,19 @@
 """The course's own modules, as old files import them: one description for every place.
 
 Submissions written for the course start with ``import poc_ttt_gui``, ``import
-poc_ttt_provided as provided``, ``import codeskulptor`` (``codeskulptor.set_timeout(60)``)
-and may build a ``simplegui`` frame; students who worked on their own machine imported the
-same modules under other paths: ``import SimpleGUICS2Pygame.codeskulptor as codeskulptor``,
-``import SimpleGUICS2Pygame.simpleguics2pygame as simplegui``, ``from poc.tic_tac_toe import
+poc_ttt_provided as provided``, ``import codeskulptor`` (``codeskulptor.set_timeout(60)``),
+may build a ``simplegui`` frame and test themselves with ``poc_simpletest``; students who
+worked on their own machine imported the same modules under other paths: ``import
+SimpleGUICS2Pygame.codeskulptor as codeskulptor``, ``import
+SimpleGUICS2Pygame.simpleguics2pygame as simplegui``, ``from poc.tic_tac_toe import
 poc_ttt_provided as provided``. Here every such name means one module of ours:
 
 - ``poc_ttt_provided``: this package, ``provided`` itself (the same object);
 - ``poc_ttt_gui``: ``run_gui``, a real window (``provided.gui``), or nothing at all where
   a caller says so (the grader's sandbox; a game paused while a file is imported);
 - ``codeskulptor``: ``set_timeout`` does nothing (no time limit is CodeSkulptor's here);
+- ``poc_simpletest``: the course's ``TestSuite`` (``provided.simpletest``), which counts
+  and prints as it did;
 - ``simplegui`` and ``simpleguics2pygame``: every part a harmless no-op.
 
 :func:`install` makes them importable (a finder placed after every real one, so an
@@ -25,6 +28,9 @@ student`` and its checks, console play and the handout's top-level modules all u
 True
 >>> import SimpleGUICS2Pygame.codeskulptor as codeskulptor
 >>> codeskulptor.set_timeout(60)
+>>> import poc_simpletest
+>>> poc_simpletest.TestSuite().report_results()
+Ran 0 tests. 0 failures.
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ import sys
 import types
 
 import provided
+import provided.simpletest
 
 # Every process that runs student code imports this module first (the grader's worker
 # starts for every grade and after every crash): nothing here is imported for annotations
@@ -45,7 +52,8 @@ if TYPE_CHECKING:
     from typing import Any, Callable, Iterator
 
 # The module names of the course, and the package of the desktop port (SimpleGUICS2Pygame).
-COURSE_NAMES = ("poc_ttt_provided", "poc_ttt_gui", "codeskulptor", "simplegui")
+COURSE_NAMES = ("poc_ttt_provided", "poc_ttt_gui", "codeskulptor", "simplegui",
+                "poc_simpletest")
 PORT_PACKAGE = "SimpleGUICS2Pygame"
 _PORT_NAMES = {"codeskulptor": "codeskulptor", "simpleguics2pygame": "simplegui",
                "simplegui_lib": "simplegui", "simplegui_lib_fps": "simplegui",
@@ -120,6 +128,7 @@ MODULES: dict[str, types.ModuleType] = {
         **{name: _Stub(name) for name in ("create_frame", "create_timer",
                                           "create_invisible_canvas", "load_image",
                                           "load_sound", "KEY_MAP")}),
+    "poc_simpletest": provided.simpletest,
 }
 
 
