@@ -121,6 +121,7 @@ class TimeCause:
 
     item: ItemResult
     tiers: tuple[str, ...]
+    waited: tuple[str, ...] = ()    # the tiers whose deciding call waited, not computing
 
     def explains(self, item: ItemResult) -> bool:
         """Whether ``item`` only lacks answers, some of them for want of time."""
@@ -133,14 +134,26 @@ class TimeCause:
         if len(self.tiers) > 3:
             tiers += f"; and {len(self.tiers) - 3} more (listed at the end)"
         kinds = {f.category for f in self.item.failures if f.judged}
-        if kinds == {STUCK}:
+        waited = [tier for tier in self.tiers if tier in self.waited]
+        # A call that sleeps is no endless loop: say what it did, and why it still counts.
+        if waited and len(waited) == len(self.tiers):
+            what = ("mm_move's calls waited without computing (asleep, or waiting for input "
+                    "or a lock) and did not return in time on")
+        elif kinds == {STUCK}:
             what = "mm_move did not return (an endless loop?) on"
         elif STUCK in kinds:
             what = "mm_move did not return (an endless loop?), or was too slow, on"
         else:
             what = "Too slow for the grader's time limits on"
-        text = (f"{what}: {tiers}. The first call of each was stopped, so the calls on "
-                "those positions and on larger ones were not made")
+        text = f"{what}: {tiers}."
+        if waited and len(waited) < len(self.tiers):
+            text += (f" On {len(waited)} of them its calls waited without computing (asleep, "
+                     "or waiting for input or a lock).")
+        if waited:
+            text += (" They are judged by the time policy like any call: one that waits past "
+                     "its limit is stopped, as one that computes is.")
+        text += (" The first call of each was stopped, so the calls on those positions and "
+                 "on larger ones were not made")
         text += (f": {', '.join(others)} get no answer there. See {self.item.name!r} for the "
                  "call that decided it." if others else
                  f". See {self.item.name!r} for the call that decided it.")
@@ -148,12 +161,19 @@ class TimeCause:
 
 
 def time_cause(result: GradeResult) -> TimeCause | None:
-    """The item whose checks found calls too slow, as a cause when tiers were too slow."""
+    """The item whose checks found calls too slow, as a cause when tiers were too slow.
+
+    ``result.timing["waited_tiers"]`` (the engine's) names the tiers whose deciding call
+    was waiting (asleep, blocked), not computing, when it was stopped.
+    """
     if result.load_error is not None or not result.too_slow:
         return None
+    waited = result.timing.get("waited_tiers") if isinstance(result.timing, dict) else None
+    waited = tuple(tier for tier in waited if isinstance(tier, str)) \
+        if isinstance(waited, (list, tuple)) else ()
     for item in result.items:
         if any(f.judged and f.category in TIME_CATEGORIES for f in item.failures):
-            return TimeCause(item, result.too_slow)
+            return TimeCause(item, result.too_slow, waited)
     return None
 
 

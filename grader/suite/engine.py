@@ -138,7 +138,11 @@ def _timing(client: StudentClient, sandbox: Sandbox) -> dict:
                   "budget_exhausted": client.stats.not_run > 0,
                   "calibrations": sandbox.calibrations,
                   "speed_checks": client.stats.speed_checks, "retries": client.stats.retries,
-                  "presumed_too_slow": client.stats.presumed}
+                  "presumed_too_slow": client.stats.presumed,
+                  # the report's lead says these waited (a sleep), not "an endless loop?"
+                  "waited_tiers": [tier.describe() for tier, why in
+                                   client.pacing.too_slow.items()
+                                   if why.waited and tier.function == "mm_move"]}
     if calibration is not None:
         data.update(calibration.to_json())
         data["budget_seconds"] = round(policy.budget_seconds(calibration), 2)
