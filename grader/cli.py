@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the student's id, for the report's header and the CSV row "
                             "(default: the file name without .py); every student is "
                             "asked the same positions")
+    grade.add_argument("--student-name", metavar="NAME", default="",
+                       help="the student's name, shown beside the id in the report's header "
+                            "and in results.json; it changes nothing else")
     grade.add_argument("--quiet", action="store_true", help="print only the score line")
     grade.set_defaults(func=grade_command)
     for module in (command, gradescope, handout, service_command):
@@ -96,7 +99,10 @@ def grade_command(args: argparse.Namespace) -> int:
     student_id = args.student_id or args.submission.stem
     options = options_from(args, student_id)
     result = engine.grade(args.submission, options)
-    text = report.text_report(result, args.visibility, options.config.examples)
+    # The name is a label for the report and results.json only: it never reaches the
+    # engine, so it cannot change a score.
+    name = args.student_name
+    text = report.text_report(result, args.visibility, options.config.examples, name)
     # Files first: a reader that stops early (| head) must not cost the results.
     if args.json:
         graded_under = config_file.GradedUnder.of(
@@ -105,7 +111,7 @@ def grade_command(args: argparse.Namespace) -> int:
             leaderboard=args.leaderboard, checks=args.checks)
         writers.write_json_atomic(args.json, results_json.gradescope_results(
             result, args.visibility, options.config.examples, leaderboard=args.leaderboard,
-            graded_under=graded_under.to_json()))
+            graded_under=graded_under.to_json(), student_name=name))
     if args.csv:
         table.write_csv(args.csv, [result])
     print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)

@@ -291,10 +291,20 @@ def _paste_intro(result: GradeResult, visibility: str) -> list[str]:
     return lines + ["    " + line for line in paste_lines(result, functions)]
 
 
-def _header(result: GradeResult) -> list[str]:
+def student_label(student_id: str, name: str = "") -> str:
+    """Whom a report is about: the name and the id, or the id alone when no name is known.
+
+    >>> student_label("ada42", "Ada Lovelace"), student_label("ada42")
+    ('Ada Lovelace (ada42)', 'ada42')
+    """
+    name = " ".join(name.split())     # one line, whatever the LMS's export held
+    return f"{name} ({student_id})" if name and name != student_id else student_id
+
+
+def _header(result: GradeResult, student_name: str = "") -> list[str]:
     lines = [
         f"Submission: {file_name(result)}",
-        f"Student: {result.student_id}",
+        f"Student: {student_label(result.student_id, student_name)}",
         f"Score: {_num(score_of(result))} / {_num(result.max_score)}",
     ]
     if result.grader_error is not None:
@@ -422,20 +432,21 @@ def _timing_lines(result: GradeResult) -> list[str]:
     return lines
 
 
-def _overview(result: GradeResult) -> list[str]:
+def _overview(result: GradeResult, student_name: str = "") -> list[str]:
     """The header (with the likely cause, if one is known), then one line per rubric item."""
-    lines = _header(result)
+    lines = _header(result, student_name)
     if result.items:
         lines.append("")
         lines += [_summary_line(result, item) for item in result.items]
     return lines
 
 
-def summary_text(result: GradeResult, visibility: str) -> str:
+def summary_text(result: GradeResult, visibility: str, student_name: str = "") -> str:
     """Overview, how to paste a call, and footer: the part of the report that is about the
-    whole run (Gradescope's results.json shows it above the items' tests)."""
+    whole run (Gradescope's results.json shows it above the items' tests). ``student_name``:
+    see :func:`text_report`."""
     intro = _paste_intro(result, visibility) if result.load_error is None else []
-    return "\n".join(_overview(result) + ([""] + intro if intro else []) + [""]
+    return "\n".join(_overview(result, student_name) + ([""] + intro if intro else []) + [""]
                      + _footer(result, visibility))
 
 
@@ -446,8 +457,12 @@ def _detail_order(result: GradeResult) -> list[ItemResult]:
     return first + [item for item in result.items if item not in first]
 
 
-def text_report(result: GradeResult, visibility: str = "full", examples: int = 3) -> str:
+def text_report(result: GradeResult, visibility: str = "full", examples: int = 3,
+                student_name: str = "") -> str:
     """The report the instructor's terminal and the student read.
+
+    ``student_name`` (when known) is shown beside the id in the header ("Student: Ada
+    Lovelace (ada42)"); it is only a label, and nothing else in the report depends on it.
 
     Header and score (and the likely cause of many failures, when one is known), one line
     per rubric item (``[ok]`` or ``[-x pts]``), how to paste a call, then each failed item
@@ -460,7 +475,7 @@ def text_report(result: GradeResult, visibility: str = "full", examples: int = 3
     True
     """
     check_options(visibility, examples)
-    lines = _overview(result)
+    lines = _overview(result, student_name)
     said: set[str] = set()
     policy = _policy_sentence(result)
     named = causes(result)

@@ -59,7 +59,8 @@ def _extra_data(result: GradeResult, visibility: str) -> dict[str, Any]:
 
 def gradescope_results(result: GradeResult, visibility: str = "full",
                        examples: int = 3, leaderboard: bool = False,
-                       graded_under: dict[str, Any] | None = None) -> dict[str, Any]:
+                       graded_under: dict[str, Any] | None = None,
+                       student_name: str = "") -> dict[str, Any]:
     """Gradescope's results.json for one run, as a dict ready for :func:`write_json_atomic`.
 
     One test per rubric item, every one ``"visible"`` (shown to the student at once). With
@@ -71,7 +72,8 @@ def gradescope_results(result: GradeResult, visibility: str = "full",
     correct submission's CPU time on the empty 3x3 board goes to Gradescope's leaderboard.
     ``graded_under`` (``GradedUnder.to_json()``: the configuration and the grader's
     version) goes to ``extra_data["configuration"]``, so that a batch knows what each
-    result was graded under.
+    result was graded under. ``student_name``, when given, is in the summary's header and
+    in ``extra_data["student_name"]``; no score or test depends on it.
 
     >>> from grader.judge.results import GradeResult, ItemResult
     >>> r = GradeResult("s.py", "s", items=(ItemResult("scores", 20.0, 3, 4),))
@@ -115,11 +117,12 @@ def gradescope_results(result: GradeResult, visibility: str = "full",
         # The sum of the tests, so that Gradescope's total and the tests agree.
         "score": round(sum(test["score"] for test in tests), 2),
         "execution_time": wall,
-        "output": summary_text(result, visibility),
+        "output": summary_text(result, visibility, student_name),
         "output_format": "text",
         "test_output_format": "text",
         "stdout_visibility": "hidden",
         "tests": _json_safe(tests),
         "extra_data": {**_extra_data(result, visibility),
+                       **({"student_name": student_name} if student_name else {}),
                        **({"configuration": _json_safe(graded_under)} if graded_under else {})},
     }
