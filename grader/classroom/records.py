@@ -26,7 +26,7 @@ from typing import Iterable, Sequence
 from grader.classroom import gradebook
 from grader.classroom.discover import Submission
 from grader.classroom.people import Person
-from grader.classroom.roster import Roster, RosterEntry
+from grader.classroom.roster import Roster, RosterEntry, is_test_student
 
 ON_ROSTER = "on the roster"
 BY_NAME = "on the roster (matched by name: check it)"
@@ -73,7 +73,9 @@ def match_roster(submissions: Sequence[Submission], roster: Roster) -> Matched:
     warnings = [f"{student} is in {len(ids)} submissions ({', '.join(ids)}): the LMS "
                 "gradebooks take one of them (--gradebook-choice)"
                 for student, ids in taken.items() if len(ids) > 1]
-    missing = tuple(entry for entry in roster.entries if entry.student_id not in taken)
+    # Canvas's Test Student is on every Canvas roster and hands in nothing on purpose.
+    missing = tuple(entry for entry in roster.entries if entry.student_id not in taken
+                    and not is_test_student(entry.name, entry.sis_id))
     return Matched(tuple(result), missing, roster.canvas, tuple(warnings))
 
 

@@ -51,6 +51,24 @@ SECTION_ALIASES = ("section", "sections")
 _CANVAS_POINTS = "points possible"
 
 
+# Canvas's fake student (its "Student View"), in every course's roster and gradebook export.
+_TEST_STUDENT_NAMES = ("test student", "student, test")
+
+
+def is_test_student(name: str, sis_id: str = "") -> bool:
+    """Whether a roster line is Canvas's "Test Student": the fake student Canvas adds to
+    every course (its Student View), named "Test Student" ("Student, Test" in the
+    gradebook's order), with no SIS id. It is nobody's missing hand-in.
+
+    >>> is_test_student("Test Student"), is_test_student("Student,  Test")
+    (True, True)
+    >>> is_test_student("Test Student", sis_id="S1234"), is_test_student("Ada Lovelace")
+    (False, False)
+    """
+    # A real student with that name has an SIS id; Canvas's fake one never has one.
+    return " ".join(name.split()).casefold() in _TEST_STUDENT_NAMES and not sis_id.strip()
+
+
 class RosterError(ValueError):
     """The roster cannot be imported; the message names the lines and the fix."""
 
@@ -246,6 +264,8 @@ def _entries(rows: list[tuple[int, list[str]]],
             part for part in (_cell(row, columns.first), _cell(row, columns.last)) if part)
         if not student_id and name.casefold() == _CANVAS_POINTS:
             continue
+        if not student_id and is_test_student(name, _cell(row, columns.sis_id)):
+            continue      # Canvas's fake student, sometimes without an id: not a student
         problem = _id_problem(student_id)
         if problem:
             problems.append(f"line {number}: {problem}")

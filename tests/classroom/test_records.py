@@ -18,7 +18,7 @@ from grader.classroom.people import (MetadataError, Person, parse_gradescope_met
                                      read_gradescope_metadata)
 from grader.classroom.records import (BY_NAME, NOT_ON_ROSTER, ON_ROSTER, match_roster,
                                       missing_row)
-from grader.classroom.roster import Roster, RosterEntry, parse_roster
+from grader.classroom.roster import Roster, RosterEntry, is_test_student, parse_roster
 from grader.classroom.state import INTERRUPTED, WAITING, OutputFolder, row_for
 
 HERE = Path(__file__).resolve().parents[1]   # tests/
@@ -173,6 +173,25 @@ def test_a_student_in_two_submissions_is_noted():
     matched = match_roster(both, roster)
     assert matched.missing == () and "1002 is in 2 submissions (1, 2)" in matched.warnings[0]
 
+
+def test_canvas_test_student_is_never_a_missing_hand_in():
+    # Canvas's export: the fake student has a Canvas id, or none, and never an SIS id.
+    canvas = roster_of("Student,ID,SIS User ID,SIS Login ID,Section\n"
+                       '"Lovelace, Ada",12345,S001,ada,Section 1\n'
+                       '"Student, Test",99999,,,Section 1\n'
+                       "Test Student,,,,Section 1\n")
+    assert [entry.student_id for entry in canvas.entries] == ["12345", "99999"]
+    matched = match_roster([], canvas)
+    assert [entry.student_id for entry in matched.missing] == ["12345"]
+    # Its own hand-in (the Student View) is graded like any other, and matched.
+    tried = match_roster([Submission("99999", None, lms="canvas",
+                                     people=(Person("studenttest", canvas_id="99999"),))],
+                         canvas)
+    assert tried.submissions[0].roster == ON_ROSTER
+    # A real student of that name has an SIS id; a plain roster's is a name like any other.
+    real = roster_of("Student,ID,SIS User ID\nTest Student,5,S005\n")
+    assert [entry.student_id for entry in match_roster([], real).missing] == ["5"]
+    assert is_test_student("test  student") and not is_test_student("Tess Student")
 
 def test_missing_students_are_rows_apart_with_a_zero_only_when_asked():
     entry = RosterEntry("1004", "Barbara Liskov", "barbara@x.org")
