@@ -16,7 +16,8 @@ import pytest
 from grader.judge.checks import board_changed
 from grader.judge.position import Position
 from grader.sandbox.submission import course_imports
-from grader.suite.report import isolation_line, item_report, paste_lines, summary_text, text_report
+from grader.suite.report import (isolation_line, item_report, paste_lines, student_label,
+                                 summary_text, text_report)
 from grader.timing.policy import TimePolicy
 from grader.suite.results_json import GRADESCOPE_VISIBILITIES, gradescope_results
 from grader.suite.table import CSV_FIXED, csv_header, csv_row, write_csv
@@ -645,3 +646,96 @@ def test_csv_is_safe_in_a_spreadsheet_and_readable_by_excel(tmp_path):
     row = next(csv.DictReader(text.splitlines()[1:], fieldnames=text.splitlines()[0].split(",")))
     assert row["student_id"] == "'=HYPERLINK(\"http://x\")"          # text, not a formula
     assert ",11.25," in text                        # numbers stay numbers
+
+
+# ---------------------------------------------------------------- the student's name
+
+
+def test_the_header_names_the_student_by_name_and_id():
+    text = text_report(failing(), student_name="Ada  Lovelace")
+    assert text.splitlines()[1] == "Student: Ada Lovelace (bob)"
+    assert "Student: bob\n" in text_report(failing())
+    assert student_label("ada42", "ada42") == "ada42"      # a name that is the id: once
+
+
+def test_a_name_changes_the_header_and_the_name_field_only():
+    for make in ALL_RESULTS:
+        result = make()
+        for visibility in ("full", "categories"):
+            named = text_report(result, visibility, student_name="Ada Lovelace")
+            plain = text_report(result, visibility)
+            assert named.replace("Ada Lovelace (", "").replace(
+                f"Student: {result.student_id})", f"Student: {result.student_id}") == plain
+            with_name = gradescope_results(result, visibility, student_name="Ada Lovelace")
+            without = gradescope_results(result, visibility)
+            assert with_name["extra_data"].pop("student_name") == "Ada Lovelace"
+            assert "student_name" not in without["extra_data"]
+            assert with_name["output"].replace("Ada Lovelace (", "").replace(
+                f"{result.student_id})", result.student_id, 1) == without["output"]
+            del with_name["output"], without["output"]
+            assert with_name == without
+
+
+def test_grade_student_name_reaches_the_report_and_results_json_only(tmp_path, monkeypatch,
+                                                                     capsys):
+    from grader import cli
+    from grader.suite import engine
+
+    seen = []
+
+    def fake_grade(path, options):   # the engine sees no name: it cannot change a score
+        seen.append(options)
+        return dataclasses.replace(failing(), student_id=options.student_id)
+
+    monkeypatch.setattr(engine, "grade", fake_grade)
+    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)   # keep pytest's SIGTERM
+    submission = tmp_path / "mm_player.py"
+    submission.write_text("def mm_move(board, player):\n    return 0, (-1, -1)\n")
+    outputs = {}
+    for tag, extra in (("named", ["--student-name", "Ada Lovelace"]), ("plain", [])):
+        out = tmp_path / f"{tag}.json"
+        assert cli.main(["grade", str(submission), "--student-id", "ada42", "--json",
+                         str(out), *extra]) == 0
+        outputs[tag] = (capsys.readouterr().out, json.loads(out.read_text()))
+    assert seen[0] == seen[1]
+    (named_text, named), (plain_text, plain) = outputs["named"], outputs["plain"]
+    assert "Student: Ada Lovelace (ada42)" in named_text
+    assert named_text.replace("Ada Lovelace (ada42)", "ada42") == plain_text
+    assert named["extra_data"].pop("student_name") == "Ada Lovelace"
+    assert named.pop("output").replace("Ada Lovelace (ada42)", "ada42") == plain.pop("output")
+    assert named == plain
+
+
+# ---------------------------------------------------------------- calls that wait
+
+
+def stuck_on_tiers(waited: tuple[str, ...]) -> GradeResult:
+    result = timed()
+    stuck = Failure("stuck", CALL, "an answer", "no answer: it did not return", board=BOARD)
+    items = (dataclasses.replace(result.items[0], failures=(stuck.unjudged(),)),
+             dataclasses.replace(result.items[1], failures=(stuck, stuck)))
+    tiers = ("finished 3x3 boards (normal game)", "finished 3x3 boards (reverse game)")
+    return dataclasses.replace(result, items=items, too_slow=tiers,
+                               timing={**result.timing, "waited_tiers": list(waited)})
+
+
+def test_calls_that_waited_are_said_to_have_waited_not_to_loop():
+    result = stuck_on_tiers(("finished 3x3 boards (normal game)",
+                             "finished 3x3 boards (reverse game)"))
+    lines = text_report(result).splitlines()
+    lead = lines[4]
+    assert lead.startswith("mm_move's calls waited without computing")
+    flat = " ".join(text_report(result).split())
+    assert "judged by the time policy like any call" in flat
+    assert "endless loop" not in flat
+    assert "judged by the time policy" in " ".join(summary_text(result, "full").split())
+
+
+def test_an_endless_loop_keeps_its_words_and_a_mix_says_which_waited():
+    looping = " ".join(text_report(stuck_on_tiers(())).split())
+    assert "mm_move did not return (an endless loop?) on: finished 3x3 boards" in looping
+    assert "waited" not in looping
+    mixed = " ".join(text_report(stuck_on_tiers(("finished 3x3 boards (reverse game)",)))
+                     .split())
+    assert "mm_move did not return (an endless loop?) on:" in mixed
+    assert "On 1 of them its calls waited without computing" in mixed
