@@ -116,6 +116,9 @@ def test_an_endless_loop_gets_the_same_report_alone_and_beside_two_busy_processe
                   for f in item["failures"]}
     # Stuck where a search takes milliseconds: never "too slow", never a "crash".
     assert "stuck" in categories and not categories & {"too slow", "crash", "timeout"}
+    # It computes: the lead keeps its guess, and says nothing of waiting.
+    assert "did not return (an endless loop?) on" in results["output"]
+    assert "waited without computing" not in results["output"]
 
 
 @pytest.mark.slow

@@ -99,6 +99,10 @@ def test_the_cheap_gallery_verdicts(cheap_alone):
     assert (alone["clock_forger"]["extra_data"]["too_slow"]
             == alone["double_recursion"]["extra_data"]["too_slow"])
     assert alone["sleeper"]["score"] == 0
+    # Its calls sleep: the report's lead says they waited, not "an endless loop?".
+    lead = " ".join(alone["sleeper"]["output"].split("\n\n")[1].split())
+    assert lead.startswith("mm_move's calls waited without computing"), lead
+    assert "judged by the time policy" in lead and "endless loop" not in lead
 
 
 @pytest.mark.slow
