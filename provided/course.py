@@ -19,7 +19,9 @@ poc_ttt_provided as provided``. Here every such name means one module of ours:
 :func:`install` makes them importable (a finder placed after every real one, so an
 installed module of the same name wins); :func:`paused_games` runs code with ``play_game``
 and ``run_gui`` recording their calls instead of playing. The grader's worker, ``python -m
-student`` and its checks, console play and the handout's top-level modules all use this.
+student`` and its checks, console play, and the modules under the course's names beside
+``student/mm_player.py`` and at the handout's top level (for ``python3 mm_player.py``) all
+use this.
 
 >>> install("from poc.tic_tac_toe import poc_ttt_provided as provided")
 >>> from poc.tic_tac_toe import poc_ttt_provided

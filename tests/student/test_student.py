@@ -7,6 +7,7 @@ import re
 import doctest
 import importlib.util
 import io
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import provided
 import student.checks as checks
 import student.mm_player as mm_player
 from provided import DRAW, EMPTY, PLAYERO, PLAYERX, SCORES, TTTBoard, switch_player
+from provided.course import COURSE_NAMES, PORT_PACKAGE
 from student.__main__ import STUDENT_PLAYER, main
 from student.checks import ANSWER, CHECKS, ERROR, NO_MOVE, TIMEOUT, Reply, judge
 
@@ -347,3 +349,49 @@ def test_check_explains_python2_habits(name: str, hint: str) -> None:
     assert done.returncode == 1
     assert "This looks like Python 2" in done.stdout
     assert hint in done.stdout
+
+
+# ---- python3 mm_player.py: the course's modules beside the template -------------------------
+
+def _course_file_in_a_copy(tmp_path: Path) -> Path:
+    """A copy of student/ and provided/ whose mm_player.py is a course file that tests itself
+    with poc_simpletest when imported and plays a game at its bottom."""
+    for name in ("student", "provided"):
+        shutil.copytree(ROOT / name, tmp_path / name,
+                        ignore=shutil.ignore_patterns("__pycache__", ".*"))
+    source = (COURSE / "simpletest_suite.py").read_text()
+    game = "provided.play_game(move_wrapper, 1, False)"
+    source = source.replace("# poc_ttt_gui.run_gui(3, provided.PLAYERO, move_wrapper, 1, False)",
+                            game)
+    assert game in source
+    (tmp_path / "student" / "mm_player.py").write_text(source)
+    return tmp_path / "student"
+
+
+def test_the_course_modules_sit_beside_the_template() -> None:
+    for name in COURSE_NAMES:
+        assert (ROOT / "student" / f"{name}.py").is_file(), name
+    assert (ROOT / "student" / PORT_PACKAGE / "__init__.py").is_file()
+
+
+@pytest.mark.parametrize("flags", [[], ["-S"]], ids=["installed", "nothing installed"])
+def test_python_mm_player_py_runs_a_course_file_in_the_student_folder(
+        tmp_path: Path, flags: list[str]) -> None:
+    """As the README says: `python3 mm_player.py` plays the game the file starts. -S: no
+    site-packages, so provided is found beside student/, as in an unzipped handout."""
+    folder = _course_file_in_a_copy(tmp_path)
+    done = subprocess.run([sys.executable, *flags, "mm_player.py"], cwd=folder,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("Ran 3 tests. 0 failures.\n"), done.stdout
+    assert done.stdout.rstrip().endswith("Tie!")   # minimax against itself
+    assert "Traceback" not in done.stderr
+
+
+def test_check_runs_a_course_file_written_over_the_template(tmp_path: Path) -> None:
+    folder = _course_file_in_a_copy(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "student", "check", "--no-speed"],
+                          cwd=folder.parent, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "note: your file calls play_game(...) when it is imported" in done.stdout
