@@ -5,11 +5,14 @@
 The zip holds one folder, ``ttt-minimax/``, with the course's board module
 (``provided/``), the student package (``student/``: the template
 ``mm_player.py`` whose ``mm_move`` raises NotImplementedError, ``python -m
-student`` and its public checks), the course's own modules under their old
-names (``poc_ttt_provided.py``, ``poc_ttt_gui.py``, ``codeskulptor.py``,
-``simplegui.py``, ``SimpleGUICS2Pygame/``: each stands for the one
-``provided.course`` describes, so files written for the course run as they
-are), a README for students (from ``templates/handout_README.md``) and a
+student`` and its public checks, and the course's modules beside the template,
+so that ``python3 mm_player.py`` runs a file written for the course), the
+course's own modules under their old names at the top too
+(``poc_ttt_provided.py``, ``poc_ttt_gui.py``, ``codeskulptor.py``,
+``simplegui.py``, ``poc_simpletest.py``, ``SimpleGUICS2Pygame/``: each stands
+for the one ``provided.course`` describes, so files written for the course run
+as they are, and an install makes them importable anywhere), a README for
+students (from ``templates/handout_README.md``, with how to hand in) and a
 ``setup.cfg`` / ``pyproject.toml`` that install all that, with no dependency.
 No hidden positions, no solver, no tests: building fails with
 :class:`HandoutError` if a handout module imports ``grader``.
@@ -21,8 +24,10 @@ import argparse
 import ast
 import configparser
 import os
+import re
 import sys
 import tempfile
+import textwrap
 import zipfile
 from pathlib import Path
 from typing import Callable, Iterator
@@ -53,9 +58,8 @@ def handout_files(home: Path = GRADER_HOME) -> Iterator[tuple[str, bytes]]:
     False
     """
     home = Path(home)
-    yield f"{FOLDER}/README.md", (TEMPLATES / "handout_README.md").read_bytes()
-    setup = (TEMPLATES / "handout_setup.cfg").read_text(encoding="utf-8")
-    yield f"{FOLDER}/setup.cfg", setup.replace("{version}", project_version(home)).encode()
+    yield f"{FOLDER}/README.md", handout_readme().encode()
+    yield f"{FOLDER}/setup.cfg", handout_setup(home).encode()
     yield f"{FOLDER}/pyproject.toml", (TEMPLATES / "pyproject.toml").read_bytes()
     for name in COURSE_NAMES:
         yield f"{FOLDER}/{name}.py", _COURSE_ALIAS.format(name=name).encode()
@@ -72,6 +76,52 @@ def handout_files(home: Path = GRADER_HOME) -> Iterator[tuple[str, bytes]]:
             if path.suffix == ".py":
                 _check_imports(relative.as_posix(), data)
             yield f"{FOLDER}/{relative.as_posix()}", data
+
+
+# How to hand in, said where the README template does not say it yet.
+SUBMIT_SECTION = """
+## Handing it in
+
+If your course has a submission page, hand in from this folder:
+
+    python3 -m student submit --link http://HOST:PORT/s/TOKEN   # the first time
+    python3 -m student submit                                   # every time after
+
+The link is the personal one your instructor sent you; it is kept (in
+`student/.ttt-submit.json`, readable by you only) for the next times. It hands
+in `student/mm_player.py` (`--file PATH` for another file), waits while it is
+graded, and prints the report and your score. `python3 -m student submit
+--help` says more.
+"""
+
+
+def handout_readme() -> str:
+    """The students' README: the template, and how to hand in if the template does not say.
+
+    >>> "python3 -m student submit --link" in handout_readme()
+    True
+    """
+    text = (TEMPLATES / "handout_README.md").read_text(encoding="utf-8")
+    if "python3 -m student submit" not in text:
+        text = text.rstrip("\n") + "\n" + SUBMIT_SECTION
+    return text
+
+
+def handout_setup(home: Path = GRADER_HOME) -> str:
+    """The handout's setup.cfg: the template, with the project's version and every course
+    module under its old name (``provided.course.COURSE_NAMES``, the one list of them).
+
+    >>> "poc_simpletest" in handout_setup()
+    True
+    """
+    text = (TEMPLATES / "handout_setup.cfg").read_text(encoding="utf-8")
+    text = text.replace("{version}", project_version(home))
+    text, found = re.subn(r"^py_modules *=.*$", "py_modules = " + ", ".join(COURSE_NAMES),
+                          text, flags=re.MULTILINE)
+    if found != 1:
+        raise HandoutError(f"{TEMPLATES / 'handout_setup.cfg'} must have one py_modules line "
+                           f"(it has {found}): the course's modules are installed from it")
+    return text
 
 
 # A course module's old name, standing for the one provided.course describes.
@@ -159,10 +209,12 @@ def build_handout(out: Path, home: Path = GRADER_HOME) -> list[str]:
 
 EPILOG = f"""\
 The zip holds one folder, {FOLDER}/: provided/ (the board), student/ (the template
-mm_player.py, python -m student and its public checks), the course's modules under
-their old names (poc_ttt_provided.py, poc_ttt_gui.py, codeskulptor.py, simplegui.py,
-SimpleGUICS2Pygame/), README.md (for students), setup.cfg and pyproject.toml
-(installing all that, no dependency).
+mm_player.py, python -m student, its public checks and submit), the course's modules
+under their old names (at the top, and in student/ beside the template):
+{textwrap.fill(", ".join([*(f"{name}.py" for name in COURSE_NAMES), f"{PORT_PACKAGE}/"]),
+                80, initial_indent="  ", subsequent_indent="  ")}
+README.md (for students), setup.cfg and pyproject.toml (installing all that, no
+dependency).
 Nothing of the grader. Students start with:
   python3 -m pip install -e . && python3 -m student check
 

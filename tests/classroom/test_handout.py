@@ -12,6 +12,7 @@ import pytest
 
 from grader.classroom import handout
 from grader.classroom.handout import FOLDER, HandoutError, build_handout
+from provided.course import COURSE_NAMES
 from test_batch import GRADER  # `python -m grader`, as the batch tests run it
 
 HERE = Path(__file__).resolve().parents[1]   # tests/
@@ -36,8 +37,11 @@ def test_the_handout_has_nothing_of_the_grader(handout_zip: Path) -> None:
 
     top = {name.split("/")[1] for name in names}
     course = {"poc_ttt_provided.py", "poc_ttt_gui.py", "codeskulptor.py", "simplegui.py",
-              "SimpleGUICS2Pygame"}   # the course's modules under their old names
+              "poc_simpletest.py", "SimpleGUICS2Pygame"}   # the course's modules, old names
     assert top == {"README.md", "setup.cfg", "pyproject.toml", "provided", "student"} | course
+    # The same beside the template, so that `python3 mm_player.py` finds them there too.
+    beside = {name.split("/")[2] for name in names if name.startswith(f"{FOLDER}/student/")}
+    assert course <= beside
     assert all(name.startswith(f"{FOLDER}/") for name in names)
     for name in names:
         lowered = name.lower()
@@ -53,6 +57,16 @@ def test_the_handout_has_nothing_of_the_grader(handout_zip: Path) -> None:
         "provided", "student", "SimpleGUICS2Pygame"]
     assert "install_requires" not in parser["options"]
     assert parser["metadata"]["version"] == handout.project_version()
+    installed = [m.strip() for m in parser["options"]["py_modules"].split(",")]
+    assert installed == list(COURSE_NAMES)   # poc_simpletest too: importable once installed
+
+
+def test_the_readme_says_how_to_hand_in(handout_zip: Path) -> None:
+    with zipfile.ZipFile(handout_zip) as bundle:
+        readme = bundle.read(f"{FOLDER}/README.md").decode()
+    assert "python3 -m student submit --link http://HOST:PORT/s/TOKEN" in readme
+    assert "    python3 -m student submit  " in readme      # and the times after
+    assert readme.count("## Handing it in") <= 1
 
 
 def test_a_handout_module_that_imports_the_grader_is_refused(tmp_path: Path) -> None:
@@ -86,7 +100,7 @@ def test_the_readme_commands_work_in_a_fresh_virtual_environment(
     assert "is not written yet" in check.stdout
     # Installed, so it works from anywhere; and there is no grader to import.
     elsewhere = subprocess.run(
-        [str(python), "-c", "import student.checks, provided; import grader"],
+        [str(python), "-c", "import student.checks, provided, poc_simpletest; import grader"],
         cwd=tmp_path, capture_output=True, text=True)
     assert "No module named 'grader'" in elsewhere.stderr
     assert (tmp_path / "venv" / "bin" / "ttt-student").exists()
