@@ -46,11 +46,14 @@ PLAY = console.ConsoleConfig(
         "                                    a random player against your mm_move\n"
         "  %(prog)s --reverse       the reverse game\n"
         "  %(prog)s gui             the same, in a window (see: %(prog)s gui --help)\n"
-        "  %(prog)s check           the public checks (see: %(prog)s check --help)\n"),
+        "  %(prog)s check           the public checks (see: %(prog)s check --help)\n"
+        "  %(prog)s submit          hand in student/mm_player.py to the course's page\n"
+        "                                    (see: %(prog)s submit --help)\n"),
     description=(
         "Play Tic-Tac-Toe in the terminal against your own mm_move (student/mm_player.py).\n"
         "To run the public checks instead: python -m student check "
-        "(see python -m student check --help)."),
+        "(see python -m student check --help).\n"
+        "To hand it in: python -m student submit (see python -m student submit --help)."),
 )
 
 GUI = dataclasses.replace(PLAY, prog="python -m student gui")  # the window's own help

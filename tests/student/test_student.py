@@ -289,12 +289,14 @@ def test_play_against_your_own_player(monkeypatch: pytest.MonkeyPatch,
     assert out.rstrip().splitlines()[-1] in ("O wins!", "Tie!")  # minimax never loses
 
 
-def test_play_help_has_the_console_options_and_check(capsys: pytest.CaptureFixture[str]) -> None:
+def test_play_help_has_the_console_options_check_and_submit(
+        capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--help"]) == 0
     out = capsys.readouterr().out
     for word in ("--size", "--reverse", "--playerx", "--playero", "--seed", "--trials",
                  f"default: {STUDENT_PLAYER}", "python -m student check",
-                 "python -m student gui"):
+                 "python -m student gui", "python -m student submit",
+                 "python -m student submit --help"):
         assert word in out, word
 
 
