@@ -22,7 +22,7 @@ from typing import Any, Sequence
 
 from grader.classroom import gradebook
 from grader.classroom import similarity as similar
-from grader.service import storage
+from grader.service import class_queries, storage
 from grader.suite import writers
 from grader.suite.config import Config, ConfigError, describe
 
@@ -58,7 +58,7 @@ class Handed:
     label: str = ""            # the queue's name for what it was graded under
 
     @classmethod
-    def of(cls, row: storage.ClassSubmission) -> "Handed":
+    def of(cls, row: class_queries.ClassSubmission) -> "Handed":
         """The submission the Store's instructor query gives."""
         return cls(row.id, row.student, row.received_at, row.size, row.sha256, row.late,
                    row.status, row.score, row.max_score, row.configuration,
@@ -145,7 +145,7 @@ def class_students(store: storage.Store) -> list[Student]:
     """Every student of the roster with their submissions (and anyone the database has
     submissions of but the roster lost: they are never hidden)."""
     submissions: dict[str, list[Handed]] = {}
-    for row in storage.class_submissions(store):
+    for row in class_queries.class_submissions(store):
         submissions.setdefault(row.student, []).append(Handed.of(row))
     students = [Student(person.id, person.name, person.email, person.revoked,
                         tuple(submissions.pop(person.id, ()))) for person in store.students()]
@@ -192,7 +192,7 @@ def gradebook_rows(store: storage.Store, students: Sequence[Student],
     """One gradebook row per student, in the order given (the chosen results read from
     ``store``)."""
     chosen = {student.student_id: student.chosen(choice) for student in students}
-    texts = storage.results_of(store, [handed.id for handed in chosen.values() if handed])
+    texts = class_queries.results_of(store, [handed.id for handed in chosen.values() if handed])
     rows = []
     for student in students:
         handed = chosen[student.student_id]

@@ -40,8 +40,9 @@ from starlette.routing import Route
 from grader.classroom import similarity as similar
 from grader.classroom import summary
 from grader.classroom.state import graded_under
-from grader.service import auth, classbook, storage
-from grader.service.app import CSP, file_response, render, render_submission
+from grader.service import auth, class_queries, classbook, storage
+from grader.service.pages import CSP, render
+from grader.service.student_routes import file_response, render_submission
 from grader.classroom.roster import RosterError, parse_roster
 from grader.suite import table, writers
 from grader.suite.config import DEFAULT_CONFIG, Config, ConfigError, grader_version
@@ -241,7 +242,7 @@ async def student_page(request: Request) -> Response:
     auth.require_instructor(request)
     person = _student_or_404(request)
     store = _store(request)
-    rows = await run_in_threadpool(storage.class_submissions, store, person.id)
+    rows = await run_in_threadpool(class_queries.class_submissions, store, person.id)
     submissions = [classbook.Handed.of(row) for row in reversed(rows)]
     link = "" if person.revoked else f"{_base_url(request)}/s/{store.student_token(person.id)}"
     return render(request, "instructor_student.html", {
@@ -288,7 +289,7 @@ async def retry(request: Request) -> Response:
     auth.require_instructor(request)
     await _form(request)
     row = _submission_or_404(request)
-    queued = storage.regrade_submissions(_store(request), [row.id])
+    queued = class_queries.regrade_submissions(_store(request), [row.id])
     if queued:
         _wake(request, 1)
         log.info("the instructor queued submission %s again", row.id)
@@ -302,7 +303,7 @@ async def regrade_everyone(request: Request) -> Response:
     store = _store(request)
     students = await run_in_threadpool(classbook.class_students, store)
     latest = [student.latest.id for student in students if student.latest is not None]
-    queued = await run_in_threadpool(storage.regrade_submissions, store, latest)
+    queued = await run_in_threadpool(class_queries.regrade_submissions, store, latest)
     _wake(request, len(queued))
     log.info("the instructor queued %d submissions to be graded again", len(queued))
     return RedirectResponse(f"/instructor?did=regraded&n={len(queued)}", status_code=303)
@@ -316,7 +317,7 @@ async def queue_page(request: Request) -> Response:
     store = _store(request)
     queue = _state(request).queue
     # the class query, not the queue's: it reads no results.json (a regrade queues many)
-    rows = sorted(await run_in_threadpool(storage.class_submissions, store),
+    rows = sorted(await run_in_threadpool(class_queries.class_submissions, store),
                   key=lambda row: row.id)            # the order they are taken in
     return render(request, "instructor_queue.html", {
         "running": [row for row in rows if row.status == "running"],

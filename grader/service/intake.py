@@ -16,9 +16,10 @@ grader.service.intake.Refused: the file mm_player.py is empty: choose your mm_pl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
-from grader.service.storage import InFlight, TooMany, parse_time
+from grader.service.storage import InFlight, TooMany
+from grader.service.times import parse_time, show_time
 
 ARCHIVES = (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar")
 ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"7z\xbc\xaf", b"Rar!", b"BZh")
@@ -60,19 +61,6 @@ class Deadlines:
     def passed(self, now: datetime) -> bool:
         """The (first) deadline has passed: what Gradescope shows "after the due date"."""
         return self.is_late(now)
-
-
-def show_time(moment: datetime | str | None) -> str:
-    """A time for people: UTC, to the second.
-
-    >>> show_time("2026-01-02T03:04:05.123456Z")
-    '2026-01-02 03:04:05 UTC'
-    """
-    if moment is None:
-        return ""
-    if isinstance(moment, str):
-        moment = parse_time(moment)
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def show_size(size: int) -> str:

@@ -14,97 +14,27 @@ committed (and synced) before :meth:`Store.add_submission` returns: what the pag
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import sqlite3
-import threading
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
 from grader.service import auth
+from grader.service.database import Database
+from grader.service.schema import migrate
+from grader.service.times import format_time, parse_time, utc_now
 
-SCHEMA_VERSION = "1"
 MAX_ATTEMPTS = 2            # a grading run that fails is run once more, then "error"
 MAX_RECOVERIES = 3          # starts of one submission (server restarts included) before "error"
 INSTRUCTOR = "instructor"   # the student_id of the instructor's row in --links
 STATUSES = ("queued", "running", "done", "error")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS settings (
-    key TEXT PRIMARY KEY,
-    value TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS students (
-    id TEXT PRIMARY KEY,
-    name TEXT NOT NULL DEFAULT '',
-    email TEXT NOT NULL DEFAULT '',
-    token_nonce TEXT NOT NULL,
-    token_hash TEXT NOT NULL UNIQUE,
-    revoked INTEGER NOT NULL DEFAULT 0,
-    added_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS submissions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    student TEXT NOT NULL REFERENCES students(id),
-    received_at TEXT NOT NULL,
-    filename TEXT NOT NULL,
-    size INTEGER NOT NULL,
-    sha256 TEXT NOT NULL,
-    bytes BLOB NOT NULL,
-    status TEXT NOT NULL DEFAULT 'queued'
-        CHECK (status IN ('queued', 'running', 'done', 'error')),
-    attempts INTEGER NOT NULL DEFAULT 0,
-    worker TEXT,
-    started_at TEXT,
-    finished_at TEXT,
-    score REAL,
-    max_score REAL,
-    results_json TEXT,
-    report_text TEXT,
-    error TEXT,
-    seconds REAL,
-    late INTEGER NOT NULL DEFAULT 0,
-    config TEXT NOT NULL DEFAULT 'default',
-    regrade INTEGER NOT NULL DEFAULT 0   -- 1: queued again by the instructor; graded after hand-ins
-);
-CREATE INDEX IF NOT EXISTS submissions_status ON submissions (status, id);
-CREATE INDEX IF NOT EXISTS submissions_student ON submissions (student, id);
-"""
-
 # What a row of submissions is, without its bytes (pages list many; the file is fetched alone).
 _COLUMNS = ("id, student, received_at, filename, size, sha256, status, attempts, worker, "
             "started_at, finished_at, score, max_score, results_json, report_text, error, "
             "seconds, late, config")
-
-
-def utc_now() -> str:
-    """The time now as the database keeps it (ISO 8601, UTC, microseconds, sortable as text).
-
-    >>> len(utc_now()), utc_now().endswith("Z")
-    (27, True)
-    """
-    return format_time(datetime.now(timezone.utc))
-
-
-def format_time(moment: datetime) -> str:
-    """``moment`` as the database keeps times.
-
-    >>> format_time(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
-    '2026-01-02T03:04:05.000000Z'
-    """
-    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def parse_time(text: str) -> datetime:
-    """A time as the database keeps it (or any ISO 8601 time; naive means UTC).
-
-    >>> parse_time("2026-01-02T03:04:05.000000Z").hour
-    3
-    """
-    moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 class InFlight(Exception):
@@ -206,83 +136,20 @@ class Store:
     def __init__(self, path: Path, secret: bytes) -> None:
         self.path = Path(path)
         self._secret = secret
-        self._lock = threading.RLock()
-        self._db = self._connect(check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # Readers: one connection per thread, never behind the writer's lock (WAL lets them
-        # read while a commit waits for the disk), so a page does not wait for a grader.
-        self._readers = threading.local()
-        self._opened: list[sqlite3.Connection] = []
-        self._writing: int | None = None               # the thread inside a transaction
-        with self._lock:
-            self._db.executescript(_SCHEMA)
-            columns = {row["name"] for row in self._db.execute("PRAGMA table_info(submissions)")}
-            if "regrade" not in columns:      # a store made before regrades queued last
-                self._db.execute("ALTER TABLE submissions ADD COLUMN regrade INTEGER NOT NULL "
-                                 "DEFAULT 0")
-        with self._transaction() as db:
-            db.execute("INSERT OR IGNORE INTO settings VALUES ('schema', ?)", (SCHEMA_VERSION,))
-
-    def _connect(self, check_same_thread: bool = True) -> sqlite3.Connection:
-        connection = sqlite3.connect(self.path, check_same_thread=check_same_thread,
-                                     isolation_level=None, timeout=30.0)
-        connection.row_factory = sqlite3.Row
-        connection.execute("PRAGMA synchronous=FULL")     # "received" means on the disk
-        connection.execute("PRAGMA foreign_keys=ON")
-        return connection
-
-    def _reader(self) -> sqlite3.Connection:
-        """This thread's connection for reading (the writer's, inside a transaction)."""
-        if self._writing == threading.get_ident():
-            return self._db
-        connection = getattr(self._readers, "connection", None)
-        if connection is None:
-            connection = self._readers.connection = self._connect(check_same_thread=False)
-            with self._lock:
-                self._opened.append(connection)
-        return connection
+        self.database = Database(self.path)
+        migrate(self.database)
 
     def close(self) -> None:
-        with self._lock:
-            self._db.close()
-            for connection in self._opened:
-                with contextlib.suppress(sqlite3.ProgrammingError):   # another thread's
-                    connection.close()
+        self.database.close()
 
-    # --- plumbing -----------------------------------------------------------------------
-
-    class _Tx:
-        def __init__(self, store: "Store") -> None:
-            self.store = store
-
-        def __enter__(self) -> sqlite3.Connection:
-            self.store._lock.acquire()
-            try:
-                self.store._db.execute("BEGIN IMMEDIATE")
-            except BaseException:
-                self.store._lock.release()
-                raise
-            self.outer = self.store._writing
-            self.store._writing = threading.get_ident()
-            return self.store._db
-
-        def __exit__(self, kind: Any, value: Any, trace: Any) -> None:
-            try:
-                self.store._db.execute("COMMIT" if kind is None else "ROLLBACK")
-            finally:
-                self.store._writing = self.outer
-                self.store._lock.release()
-
-    def _transaction(self) -> "Store._Tx":
-        """``with self._transaction() as db:`` one atomic write (BEGIN IMMEDIATE)."""
-        return Store._Tx(self)
+    def _transaction(self) -> Any:
+        return self.database.transaction()
 
     def _query(self, sql: str, parameters: Iterable[Any] = ()) -> list[sqlite3.Row]:
-        return self._reader().execute(sql, tuple(parameters)).fetchall()
+        return self.database.query(sql, parameters)
 
     def _one(self, sql: str, parameters: Iterable[Any] = ()) -> sqlite3.Row | None:
-        rows = self._query(sql, parameters)
-        return rows[0] if rows else None
+        return self.database.one(sql, parameters)
 
     # --- settings -----------------------------------------------------------------------
 
@@ -596,188 +463,3 @@ class Store:
         """Every submission, oldest first."""
         for row in self._query(f"SELECT {_COLUMNS} FROM submissions ORDER BY id"):
             yield _row(row)
-
-
-# --- Instructor queries (roster, class, gradebook) ---
-# The instructor's pages (grader.service.instructor): the class at a glance without loading
-# every results.json, the results of the chosen submissions, and regrades that keep each
-# earlier result. Functions over a Store (its connection and lock), kept below its class.
-
-_INSTRUCTOR_SCHEMA = """
-CREATE TABLE IF NOT EXISTS earlier_results (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    submission INTEGER NOT NULL REFERENCES submissions(id),
-    status TEXT NOT NULL,
-    finished_at TEXT,
-    score REAL,
-    max_score REAL,
-    results_json TEXT,
-    report_text TEXT,
-    error TEXT,
-    config TEXT NOT NULL,
-    replaced_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS earlier_results_submission ON earlier_results (submission, id);
-CREATE TABLE IF NOT EXISTS result_facts (
-    submission INTEGER PRIMARY KEY REFERENCES submissions(id),
-    version TEXT NOT NULL,
-    configuration TEXT,
-    fingerprint TEXT,
-    grader_error INTEGER NOT NULL DEFAULT 0,
-    late INTEGER NOT NULL DEFAULT 0,
-    config TEXT NOT NULL DEFAULT '',
-    error TEXT
-);
-"""
-# result_facts caches what the class page reads of each results.json and of the columns
-# stored after it: a results.json may be 200 KB, and 300 students' histories would be half
-# a gigabyte to read on every page. A row is read again when the submission's status or
-# finish time (its "version") changes: claim, finish, fail, retry and regrade all change it.
-_VERSION = "COALESCE(s.finished_at, '') || '|' || s.status"
-# What a result recorded it was graded under (results.json's extra_data.configuration),
-# read by SQLite so that the class page never parses every results.json.
-_RECORDED = ("CASE WHEN json_valid(results_json) THEN "
-             "json_extract(results_json, '$.extra_data.configuration') END")
-_GRADER_ERROR = ("CASE WHEN json_valid(results_json) THEN "
-                 "json_extract(results_json, '$.extra_data.grader_error') END")
-
-
-@dataclass(frozen=True)
-class ClassSubmission:
-    """One submission as the class page sees it: no bytes, no results.json, but what its
-    newest result was graded under and how many results it has had (regrades included)."""
-
-    id: int
-    student: str
-    received_at: str
-    filename: str
-    size: int
-    sha256: str
-    status: str
-    worker: str | None
-    started_at: str | None
-    finished_at: str | None
-    score: float | None
-    max_score: float | None
-    error: str | None
-    late: bool
-    config: str                 # the queue's label of what it was graded under
-    configuration: str | None   # results.json's extra_data.configuration (JSON), if any
-    fingerprint: str | None     # ...its fingerprint
-    grader_error: bool
-    gradings: int               # results it has had: earlier ones and the newest
-
-
-@dataclass(frozen=True)
-class EarlierResult:
-    """A result a regrade replaced: kept, never shown as the student's score."""
-
-    submission: int
-    status: str
-    finished_at: str | None
-    score: float | None
-    max_score: float | None
-    config: str
-    replaced_at: str
-
-
-def ensure_instructor_tables(store: Store) -> None:
-    """Create the instructor's tables when missing (once per Store)."""
-    with store._lock:
-        if not getattr(store, "_instructor_tables", False):
-            store._db.executescript(_INSTRUCTOR_SCHEMA)
-            store._instructor_tables = True  # type: ignore[attr-defined]
-
-
-def class_submissions(store: Store, student: str | None = None) -> list[ClassSubmission]:
-    """Every submission of the class (or of ``student``), by student then oldest first."""
-    ensure_instructor_tables(store)
-    stale = store._one("SELECT 1 FROM submissions s LEFT JOIN result_facts f ON "
-                       f"f.submission = s.id WHERE f.version IS NOT {_VERSION} LIMIT 1")
-    if stale is not None:                # bring the cache up to date (a write: only then)
-        _refresh_facts(store)
-    where, parameters = ("WHERE s.student = ? ", (student,)) if student is not None else ("", ())
-    rows = store._query(
-        "SELECT s.id, s.student, s.received_at, s.filename, s.size, s.sha256, s.status, "
-        "s.worker, s.started_at, s.finished_at, s.score, s.max_score, f.error, f.late, "
-        "f.config, f.configuration, f.fingerprint, f.grader_error, "
-        "(SELECT COUNT(*) FROM earlier_results e WHERE e.submission = s.id) AS earlier "
-        "FROM submissions s JOIN result_facts f ON f.submission = s.id "
-        f"{where}ORDER BY s.student, s.id", parameters)
-    found = []
-    for row in rows:
-        data = dict(row)
-        earlier = int(data.pop("earlier"))
-        data["late"] = bool(data["late"])
-        data["grader_error"] = bool(data["grader_error"])
-        # a regrade keeps the old result in place until the new one replaces it
-        data["gradings"] = earlier + (data["status"] == "done" and data["score"] is not None)
-        found.append(ClassSubmission(**data))
-    return found
-
-
-def _refresh_facts(store: Store) -> None:
-    """Read again what changed since the class page last looked (new or changed results)."""
-    with store._transaction() as db:
-        db.execute(
-            "INSERT INTO result_facts (submission, version, configuration, fingerprint, "
-            f"grader_error, late, config, error) SELECT s.id, {_VERSION}, {_RECORDED}, "
-            f"json_extract({_RECORDED}, '$.fingerprint'), "
-            f"COALESCE({_GRADER_ERROR}, 0) IS NOT 0, s.late, s.config, s.error "
-            "FROM submissions s LEFT JOIN result_facts f ON f.submission = s.id "
-            f"WHERE f.version IS NOT {_VERSION} "
-            "ON CONFLICT (submission) DO UPDATE SET version = excluded.version, "
-            "configuration = excluded.configuration, fingerprint = excluded.fingerprint, "
-            "grader_error = excluded.grader_error, "
-            "late = excluded.late, config = excluded.config, error = excluded.error")
-
-
-def results_of(store: Store, submission_ids: Iterable[int]) -> dict[int, str]:
-    """The newest results.json text of each of ``submission_ids`` that has one."""
-    ids = sorted(set(int(number) for number in submission_ids))
-    found: dict[int, str] = {}
-    for start in range(0, len(ids), 500):          # SQLite's limit of parameters
-        chunk = ids[start:start + 500]
-        marks = ", ".join("?" * len(chunk))
-        for row in store._query(f"SELECT id, results_json FROM submissions WHERE id IN ({marks}) "
-                                "AND results_json IS NOT NULL", chunk):
-            found[int(row["id"])] = row["results_json"]
-    return found
-
-
-def regrade_submissions(store: Store, submission_ids: Iterable[int]) -> list[int]:
-    """Queue ``submission_ids`` to be graded again, in one transaction: each one that is
-    done or in error keeps its result in earlier_results and is queued with fresh attempts
-    (a new result of the same submission, not a new submission). Those queued or running
-    already are left alone. The ids queued, in order."""
-    ensure_instructor_tables(store)
-    queued = []
-    now = utc_now()
-    with store._transaction() as db:
-        for number in sorted(set(int(number) for number in submission_ids)):
-            row = db.execute("SELECT status, results_json FROM submissions WHERE id = ?",
-                             (number,)).fetchone()
-            if row is None or row["status"] not in ("done", "error"):
-                continue
-            if row["results_json"] is not None or row["status"] == "done":
-                db.execute("INSERT INTO earlier_results (submission, status, finished_at, "
-                           "score, max_score, results_json, report_text, error, config, "
-                           "replaced_at) SELECT id, status, finished_at, score, max_score, "
-                           "results_json, report_text, error, config, ? FROM submissions "
-                           "WHERE id = ?", (now, number))
-            db.execute("UPDATE submissions SET status = 'queued', attempts = 0, worker = NULL, "
-                       "started_at = NULL, finished_at = NULL, error = NULL, regrade = 1 "
-                       "WHERE id = ?",
-                       (number,))
-            queued.append(number)
-    return queued
-
-
-def earlier_results(store: Store, submission_id: int) -> list[EarlierResult]:
-    """The results regrades replaced for one submission, oldest first."""
-    ensure_instructor_tables(store)
-    return [EarlierResult(int(row["submission"]), row["status"], row["finished_at"],
-                          row["score"], row["max_score"], row["config"], row["replaced_at"])
-            for row in store._query(
-                "SELECT submission, status, finished_at, score, max_score, config, replaced_at "
-                "FROM earlier_results WHERE submission = ? ORDER BY id", (submission_id,))]

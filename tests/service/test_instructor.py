@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.service import classbook, storage
+from grader.service import class_queries, classbook, storage
 from grader.service.storage import Store
 from service_helpers import ROOT, Server, add_students, open_store, start_server
 
@@ -347,11 +347,11 @@ def test_a_regrade_is_a_new_result_of_the_same_submission(tmp_path: Path):
     assert claimed is not None and claimed.id == row.id
     store.finish(row.id, score=40.0, max_score=100.0, report_text="old", seconds=1.0,
                  results_json=json.dumps(results(40.0, "aaaa1111")))
-    assert storage.regrade_submissions(store, [row.id, row.id]) == [row.id]
-    assert storage.regrade_submissions(store, [row.id]) == []      # queued already
+    assert class_queries.regrade_submissions(store, [row.id, row.id]) == [row.id]
+    assert class_queries.regrade_submissions(store, [row.id]) == []      # queued already
     assert [one.id for one in store.history("alice")] == [row.id]
     assert store.submission(row.id).status == "queued"
-    earlier = storage.earlier_results(store, row.id)
+    earlier = class_queries.earlier_results(store, row.id)
     assert [(one.score, one.status) for one in earlier] == [(40.0, "done")]
     # until the new result comes, the old one stands in the gradebook
     students = classbook.class_students(store)
@@ -487,7 +487,7 @@ def test_two_students_graded_then_a_new_configuration_and_everyone_regraded(serv
     assert after["alice"]["submissions"] == 2 and after["bob"]["submissions"] == 1
     store = open_store(data)
     try:
-        regraded = {number: storage.earlier_results(store, number)
+        regraded = {number: class_queries.earlier_results(store, number)
                     for number in (first, second, bob)}
         history = [row.id for row in store.history("alice")]
     finally:

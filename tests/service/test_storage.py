@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.service import auth
+from grader.service import auth, schema
+from grader.service.class_queries import regrade_submissions
 from grader.service.storage import (MAX_ATTEMPTS, InFlight, Store, TooMany, format_time,
-                                    parse_time, regrade_submissions)
+                                    parse_time)
 
 
 @pytest.fixture
@@ -137,13 +138,39 @@ def test_a_store_from_before_regrades_queued_last_opens_and_keeps_its_rows(tmp_p
     store.upsert_students([("alice", "Alice", "")])
     number = store.add_submission("alice", "a.py", b"x\n", late=False, config="c").id
     store.close()
-    old = sqlite3.connect(path)                      # the column an older version lacked
+    old = sqlite3.connect(path)                      # as the first release left it
     old.execute("ALTER TABLE submissions DROP COLUMN regrade")
+    for table in ("earlier_results", "result_facts", "student_deadlines", "adjustments",
+                  "changes", "sessions"):
+        old.execute(f"DROP TABLE {table}")
+    old.execute("UPDATE settings SET value = '1' WHERE key = 'schema'")
     old.commit()
     old.close()
-    again = Store(path, b"k" * 32)
+    again = Store(path, b"k" * 32)                   # migrated on open, rows kept
+    assert again.settings()["schema"] == str(schema.VERSION)
     assert again.claim_next("w").id == number
+    assert regrade_submissions(again, []) == []      # the later tables are there
     again.close()
+
+
+def test_a_course_from_a_newer_release_is_refused_with_what_to_do(tmp_path: Path):
+    path = tmp_path / "new.sqlite3"
+    Store(path, b"k" * 32).close()
+    newer = sqlite3.connect(path)
+    newer.execute("UPDATE settings SET value = '999' WHERE key = 'schema'")
+    newer.commit()
+    newer.close()
+    with pytest.raises(schema.SchemaError, match="upgrade the grader"):
+        Store(path, b"k" * 32)
+
+
+def test_the_database_file_is_the_instructors_alone(tmp_path: Path):
+    store = Store(tmp_path / "course.sqlite3", b"k" * 32)
+    store.upsert_students([("alice", "Alice", "")])
+    store.close()
+    modes = {path.name: path.stat().st_mode & 0o777 for path in tmp_path.iterdir()}
+    assert modes["course.sqlite3"] == 0o600
+    assert all(mode == 0o600 for name, mode in modes.items() if name.startswith("course"))
 
 
 def test_after_a_crash_running_rows_are_queued_again_with_the_attempt_counted(store: Store,

@@ -1,0 +1,133 @@
+"""What every page of ``grader serve`` shares: rendering a template with who is signed in
+and the CSRF token, a refusal as a page or as JSON, and the error page.
+
+    return render(request, "student_home.html", {"history": rows})
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.templating import Jinja2Templates
+
+from grader.service import auth
+from grader.service.intake import Refused, show_size, show_wait
+from grader.service.times import show_time
+
+log = logging.getLogger("grader.service")
+
+REQUEST_OVERHEAD = 64 * 1024     # a form's fields and multipart headers around the file
+
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+       "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),      # a sign-in link must not leak as a referrer
+    (b"x-frame-options", b"DENY"),
+]
+
+
+def is_api(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+def base_context(request: Request) -> dict[str, Any]:
+    session = request.scope.get("session")
+    identity = auth.current_identity(request) if "app" in request.scope else None
+    return {"me": identity,
+            "csrf": auth.csrf_token(session) if session is not None else "",
+            "show_time": show_time, "show_size": show_size, "show_wait": show_wait}
+
+
+async def read_form(request: Request) -> Any:
+    """The request's form, within the limits a hand-in needs (one file, a few fields)."""
+    settings = request.app.state.settings
+    return await request.form(max_files=2, max_fields=10,
+                              max_part_size=settings.max_size * 4 + REQUEST_OVERHEAD)
+
+
+def render(request: Request, name: str, context: dict[str, Any] | None = None,
+           status_code: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """A page from ``templates/NAME`` (autoescaped), with ``me`` and ``csrf`` in its context."""
+    templates: Jinja2Templates = request.app.state.templates
+    return templates.TemplateResponse(request, name, context or {}, status_code=status_code,
+                                      headers={"cache-control": "no-store", **(headers or {})})
+
+
+def refused(request: Request, problem: Refused, page: str | None = None,
+             context: dict[str, Any] | None = None) -> Response:
+    headers = {"retry-after": str(problem.retry_after)} if problem.retry_after else None
+    if page is None:
+        body: dict[str, Any] = {"error": problem.message}
+        if problem.retry_after:
+            body["retry_after"] = problem.retry_after
+        return JSONResponse(body, problem.status, headers=headers)
+    return render(request, page, {**(context or {}), "refusal": problem.message},
+                  problem.status, headers)
+
+
+
+def error_response(request: Request, status: int, message: str, error_id: str | None = None) -> Response:
+    if is_api(request):
+        body = {"error": message}
+        if error_id:
+            body["error_id"] = error_id
+        response: Response = JSONResponse(body, status)
+    else:
+        try:
+            response = render(request, "error.html",
+                              {"status": status, "message": message, "error_id": error_id},
+                              status)
+        except Exception:           # the page itself failed: plain text, still no traceback
+            log.exception("cannot render the error page")
+            response = Response(f"{message}\n" + (f"error id {error_id}\n" if error_id else ""),
+                                status, media_type="text/plain; charset=utf-8")
+    for name, value in SECURITY_HEADERS:        # the outermost handler is outside them
+        response.headers.setdefault(name.decode(), value.decode())
+    return response
+
+
+async def _http_error(request: Request, problem: Exception) -> Response:
+    assert isinstance(problem, HTTPException)
+    status = problem.status_code
+    if status == 413:
+        limit = show_size(request.app.state.settings.max_size)
+        message = f"the request is too large: the limit for mm_player.py is {limit}"
+    elif status == 404 and problem.detail in ("Not Found", None):
+        message = "there is no such page"
+    elif status == 405:
+        message = "this address does not take that kind of request"
+    elif status == 400:
+        message = f"the request could not be read ({problem.detail}): send it again"
+    else:
+        message = str(problem.detail)
+    return error_response(request, status, message)
+
+
+async def _not_signed_in(request: Request, problem: Exception) -> Response:
+    return error_response(request, 401, f"you are not signed in: {problem}")
+
+
+async def _forbidden(request: Request, problem: Exception) -> Response:
+    return error_response(request, 403, str(problem))
+
+
+async def _csrf(request: Request, problem: Exception) -> Response:
+    return error_response(request, 403, str(problem))
+
+
+async def _unexpected(request: Request, problem: Exception) -> Response:
+    error_id = secrets.token_hex(6)
+    log.error("error %s on %s %s", error_id, request.method, request.url.path,
+              exc_info=problem)
+    return error_response(request, 500, "something went wrong on the server; it has been logged. "
+                                f"If it happens again, tell your instructor the error id "
+                                f"{error_id}", error_id)
+
+

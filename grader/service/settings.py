@@ -1,0 +1,33 @@
+"""How a course is served: where its data lives, the limits, the deadlines, the grading.
+
+    settings = ServiceSettings(data=Path("ttt-course"), per_hour=10)
+    settings.secure_cookies          # False: the links are http://
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+from grader.service.intake import (Deadlines)
+from grader.service.queue import QueueOptions
+
+@dataclass(frozen=True)
+class ServiceSettings:
+    """How the course is served: where its data lives, the limits, the grading."""
+
+    data: Path = Path("ttt-course")
+    base_url: str = ""                  # the links' base; "" = the address asked (Host)
+    queue: QueueOptions = field(default_factory=QueueOptions)
+    per_hour: int = 10
+    max_size: int = 256 * 1024
+    deadlines: Deadlines = field(default_factory=Deadlines)
+
+    @property
+    def visibility(self) -> str:
+        return self.queue.grading.visibility
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.base_url.startswith("https://")

@@ -1,0 +1,217 @@
+"""The student's pages and JSON API of ``grader serve``: the home page (hand in, history),
+a submission's page and file, and ``/api/submissions``. A student sees only their own
+submissions: any other id answers 404 with the same body as a missing one.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from grader.service import auth
+from grader.service.intake import (Refused, check_content, check_deadline,
+                                   clean_name, refusal_for)
+from grader.service.queue import read_progress
+from grader.service.pages import read_form, refused, render
+from grader.service.presentation import report_view, submission_json, wait_for
+from grader.service.settings import ServiceSettings
+from grader.service.storage import InFlight, Store, SubmissionRow, TooMany
+from grader.service.times import now
+
+log = logging.getLogger("grader.service")
+
+PASTED_NAME = "mm_player.py (pasted)"
+
+# --- the student's pages -------------------------------------------------------------------
+
+async def home(request: Request) -> Response:
+    identity = auth.current_identity(request)
+    if identity is None:
+        return render(request, "signin_needed.html", status_code=200)
+    if identity.is_instructor:
+        return RedirectResponse("/instructor", status_code=303)
+    return _home_page(request, identity.student)
+
+
+def _home_page(request: Request, student: str, refusal: Refused | None = None,
+               code: str = "") -> Response:
+    state = request.app.state
+    store: Store = state.store
+    settings: ServiceSettings = state.settings
+    moment = now()
+    deadlines = settings.deadlines
+    context = {"student": store.student(student), "history": store.history(student),
+               "deadline": deadlines.deadline, "late_deadline": deadlines.late_deadline,
+               "closed": deadlines.closed(moment), "late": deadlines.is_late(moment),
+               "per_hour": settings.per_hour, "max_size": settings.max_size,
+               "code": code, "refusal": refusal.message if refusal else None}
+    status = refusal.status if refusal else 200
+    headers = {"retry-after": str(refusal.retry_after)} if refusal and refusal.retry_after \
+        else None
+    return render(request, "student_home.html", context, status, headers)
+
+
+async def submit_form(request: Request) -> Response:
+    """``POST /submit``: the home page's form (a chosen file, or pasted code)."""
+    identity = auth.require_student(request)
+    form = await read_form(request)
+    auth.require_csrf(request, form)
+    upload = form.get("file")
+    code = form.get("code")
+    code = code if isinstance(code, str) else ""
+    try:
+        if isinstance(upload, UploadFile) and upload.filename:
+            filename, data = clean_name(upload.filename), await upload.read()
+        elif code.strip():
+            filename, data = PASTED_NAME, code.replace("\r\n", "\n").encode("utf-8")
+        else:
+            raise Refused(400, "nothing was handed in: choose your mm_player.py file, or paste "
+                               "its code in the box")
+        row = await _accept(request, identity.student, filename, data)
+    except Refused as problem:
+        return _home_page(request, identity.student, problem, code)
+    return RedirectResponse(f"/submissions/{row.id}", status_code=303)
+
+
+async def _accept(request: Request, student: str, filename: str, data: bytes) -> SubmissionRow:
+    """Check and store a submission (Refused when it is not accepted), then wake a grader."""
+    state = request.app.state
+    settings: ServiceSettings = state.settings
+    store: Store = state.store
+    moment = now()
+    check_content(filename, data, settings.max_size)
+    late = check_deadline(settings.deadlines, moment)
+    try:
+        row = await run_in_threadpool(
+            store.add_submission, student, filename, data, late=late,
+            config=state.queue.label, one_in_flight=True,
+            per_hour=settings.per_hour if settings.per_hour > 0 else None)
+    except InFlight as problem:
+        raise refusal_for(problem, moment, wait_for(store, state.queue, problem.row)) from None
+    except TooMany as problem:
+        raise refusal_for(problem, moment) from None
+    log.info("received submission %s of %s (%d bytes, sha256 %s%s)", row.id, student,
+             row.size, row.short_hash, ", late" if late else "")
+    state.queue.wake()
+    return row
+
+
+async def submission_page(request: Request) -> Response:
+    identity = auth.require_student(request)
+    row = _own_submission(request, identity.student)
+    return render_submission(request, row, instructor=False)
+
+
+def render_submission(request: Request, row: SubmissionRow, instructor: bool) -> Response:
+    """The page of one submission (the instructor's pages use it too)."""
+    state = request.app.state
+    store: Store = state.store
+    settings: ServiceSettings = state.settings
+    wait = wait_for(store, state.queue, row)
+    return render(request, "submission.html", {
+        "row": row, "position": store.queue_position(row.id), "wait": wait,
+        "report": report_view(row, settings.deadlines, instructor),
+        "progress": read_progress(settings.data, row.id, state.queue.weights)
+        if row.status == "running" else [],
+        "instructor": instructor,
+        "file_url": (f"/instructor/submissions/{row.id}/file" if instructor
+                     else f"/submissions/{row.id}/file"),
+        "api_url": f"/api/submissions/{row.id}"})
+
+
+def _own_submission(request: Request, student: str | None) -> SubmissionRow:
+    """The submission of the URL if it is ``student``'s; 404 with one body otherwise."""
+    row = request.app.state.store.submission(request.path_params["number"], student=student)
+    if row is None:     # the same answer for another student's id as for a missing one
+        raise HTTPException(404, "there is no such submission among yours")
+    return row
+
+
+async def submission_file(request: Request) -> Response:
+    identity = auth.require_student(request)
+    row = _own_submission(request, identity.student)
+    return file_response(request.app.state.store, row)
+
+
+def file_response(store: Store, row: SubmissionRow) -> Response:
+    """The handed-in file as a download (never shown inline: it is the student's text)."""
+    name = "".join(ch if ch.isalnum() or ch in "._-" else "_"
+                   for ch in row.filename.replace(" (pasted)", ""))
+    return Response(store.submission_bytes(row.id), media_type="text/x-python; charset=utf-8",
+                    headers={"content-disposition": f'attachment; filename="{name}"',
+                             "cache-control": "no-store"})
+
+
+# --- the JSON API --------------------------------------------------------------------------
+
+async def api_submit(request: Request) -> Response:
+    """``POST /api/submissions`` (multipart field ``file``; Bearer token, or a session with
+    the X-CSRF-Token header)."""
+    identity = _api_identity(request)
+    if identity.student is None:
+        return JSONResponse({"error": "the instructor's token cannot hand in a submission: "
+                                      "use a student's"}, 403)
+    if auth.bearer_token(request.headers) is None:
+        auth.require_csrf(request)
+    form = await read_form(request)
+    upload = form.get("file")
+    if not isinstance(upload, UploadFile):
+        return JSONResponse({"error": "no file: send mm_player.py as the multipart field "
+                                      "'file'"}, 400)
+    try:
+        row = await _accept(request, identity.student, clean_name(upload.filename),
+                            await upload.read())
+    except Refused as problem:
+        return refused(request, problem)
+    return JSONResponse({"id": row.id, "status": row.status, "received_at": row.received_at,
+                         "size": row.size, "sha256": row.sha256, "late": row.late,
+                         "queue_position": request.app.state.store.queue_position(row.id),
+                         "url": f"/submissions/{row.id}"}, 201)
+
+
+async def api_submission(request: Request) -> Response:
+    identity = _api_identity(request)
+    if identity.is_instructor:
+        row = _own_submission(request, None)
+    else:
+        row = _own_submission(request, identity.student)
+    return JSONResponse(submission_json(request, row, identity.is_instructor),
+                        headers={"cache-control": "no-store"})
+
+
+async def api_history(request: Request) -> Response:
+    identity = auth.require_student(request)
+    store: Store = request.app.state.store
+    return JSONResponse({"submissions": [
+        {"id": row.id, "status": row.status, "received_at": row.received_at,
+         "filename": row.filename, "size": row.size, "sha256": row.sha256, "late": row.late,
+         "score": row.score, "max_score": row.max_score}
+        for row in store.history(identity.student)]}, headers={"cache-control": "no-store"})
+
+
+def _api_identity(request: Request) -> Any:
+    identity = auth.current_identity(request)
+    if identity is None:
+        raise auth.NotSignedIn("no valid token: send the header 'Authorization: Bearer TOKEN' "
+                               "(the last part of your sign-in link)")
+    return identity
+
+
+
+
+routes = [
+    Route("/", home),
+    Route("/submit", submit_form, methods=["POST"]),
+    Route("/submissions/{number:int}", submission_page),
+    Route("/submissions/{number:int}/file", submission_file),
+    Route("/api/submissions", api_submit, methods=["POST"]),
+    Route("/api/submissions", api_history, methods=["GET"]),
+    Route("/api/submissions/{number:int}", api_submission),
+]
