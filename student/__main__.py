@@ -147,10 +147,13 @@ def check_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None) -> int:
+def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None,
+               stderr: TextIO | None = None) -> int:
     """Run every public check on ``--file``, then judge its speed as the grader does; print
-    the verdicts and return the exit status."""
+    the verdicts on ``stdout`` (what is being timed goes to ``stderr``) and return the exit
+    status."""
     stdout = sys.stdout if stdout is None else stdout
+    stderr = sys.stderr if stderr is None else stderr
     parser = check_parser()
     args = parser.parse_args(argv)
     if args.path is not None:
@@ -165,7 +168,7 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
     shown = _shown_path(path)
     then = ", then its speed as the grader judges it" if args.speed else ""
     print(f"Checking mm_move in {shown}: {len(CHECKS)} checks{then}.", file=stdout)
-    run = _CheckRun(path, args.timeout, stdout, pick_cpu())
+    run = _CheckRun(path, args.timeout, stdout, pick_cpu(), SpeedProgress(stderr))
     try:
         with Yardstick(run.cpu) as yardstick:
             run.calibrate(yardstick)
@@ -181,6 +184,7 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
         print(f"Cannot check mm_move: {exc}", file=stdout)
         run.cannot_check()
     except KeyboardInterrupt:
+        run.progress.clear()
         print("\nStopped (Ctrl-C).", file=stdout)
         return console.EXIT_INTERRUPTED
     else:
@@ -189,13 +193,59 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
     return run.finish(args.speed)
 
 
+class SpeedProgress:
+    """What the check is timing now, on ``stream`` (stderr): the verdicts stay on stdout.
+
+    In a terminal, one line rewritten in place and cleared when the timing is done; else (a
+    log, CI, a test) a line per step, so a long run shows where it is without noise.
+
+    >>> import io
+    >>> log = io.StringIO()
+    >>> progress = SpeedProgress(log)
+    >>> progress("3x3, 7 empty squares (4 of 19)")
+    >>> progress.clear()
+    >>> log.getvalue()
+    'speed: timing 3x3, 7 empty squares (4 of 19)\\n'
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        try:
+            self.live = stream.isatty()
+        except (AttributeError, ValueError):   # a closed or unusual stream: plain lines
+            self.live = False
+        self.shown = False   # a line in place is on the terminal now
+
+    def __call__(self, text: str, step: bool = True) -> None:
+        """Say that ``text`` is timed now; ``step=False``: only in a terminal (a wait that
+        is not a step of the speed checks, such as timing the yardstick)."""
+        if not self.live and not step:
+            return
+        if self.live:
+            # \r then "erase to the end of the line": the shorter line leaves nothing behind.
+            self.stream.write(f"\r\x1b[K  timing {text} ...")
+            self.shown = True
+        else:
+            self.stream.write(f"speed: timing {text}\n")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Erase the line in place, before the verdicts are printed."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
 class _CheckRun:
     """One run of ``python -m student check``: the public checks, then speed."""
 
-    def __init__(self, path: Path, timeout: float, stdout: TextIO, cpu: int | None) -> None:
+    def __init__(self, path: Path, timeout: float, stdout: TextIO, cpu: int | None,
+                 progress: SpeedProgress) -> None:
         self.path = path
         self.timeout = timeout
         self.stdout = stdout
+        self.progress = progress
         self.calibration: Calibration | None = None
         self.cpu = cpu   # the one CPU of the yardstick and every call, as in the grader
         self.passed = 0
@@ -214,12 +264,15 @@ class _CheckRun:
         return Limits(cpu, wall, self.cpu)
 
     def calibrate(self, yardstick: Yardstick) -> None:
+        self.progress("the grader's yardstick here", step=False)
         try:
             self.calibration = yardstick.calibrate()
         except YardstickError as exc:
+            self.progress.clear()
             self.say(f"note: the grader's yardstick could not be timed here ({exc}): the "
                      f"checks run with a {self.timeout:g} s limit, and speed is not judged.")
             return
+        self.progress.clear()
         calibration = self.calibration
         self.say(f"The grader's yardstick here: a plain minimax on a board written like the "
                  f"course's would search the empty 3x3 board in "
@@ -278,10 +331,12 @@ class _CheckRun:
         self.say(f"Speed, as the grader judges it: {len(TIERS)} positions, the hardest of "
                  "each size, mode and number of empty squares that decides a limit.")
         try:
-            results = judge_speed(ask, yardstick, calibration)
+            results = judge_speed(ask, yardstick, calibration, progress=self.progress)
         except YardstickError as exc:
+            self.progress.clear()
             self.say(f"  not judged: {exc}")
             return
+        self.progress.clear()
         for line in summary(results):
             self.say(f"  {line}")
         statuses = {measured.status for measured in results}

@@ -181,18 +181,35 @@ class Yardstick:
 
 
 Ask = Callable[[Tier, float], Reply]   # (tier, CPU limit) -> the call's reply
+Progress = Callable[[str], None]       # told what is timed next, before it is
+
+
+def _quiet(text: str) -> None:
+    pass
 
 
 def judge_speed(ask: Ask, yardstick: Yardstick, calibration: Calibration,
-                tiers: Iterable[Tier] = TIERS) -> list[Measured]:
-    """Ask each tier's position in the grader's order; stop at the first stuck call."""
+                tiers: Iterable[Tier] = TIERS, progress: Progress = _quiet) -> list[Measured]:
+    """Ask each tier's position in the grader's order; stop at the first stuck call.
+
+    ``progress`` is told which tier is timed next (a long run is otherwise silent):
+
+    >>> said = []
+    >>> def ask(tier, cpu):
+    ...     return Reply(ANSWER, cpu_seconds=0.0)
+    >>> _ = judge_speed(ask, None, Calibration(4e-6), TIERS[:2], said.append)
+    >>> said
+    ['3x3, 5 empty squares (1 of 2)', '3x3, 6 empty squares (2 of 2)']
+    """
+    tiers = list(tiers)
     results: list[Measured] = []
     slow_families: set[tuple[int, bool]] = set()
-    for tier in tiers:
+    for number, tier in enumerate(tiers, 1):
         if tier.family in slow_families:
             results.append(Measured(tier, PRESUMED))
             continue
-        measured = measure(ask, yardstick, calibration, tier)
+        progress(f"{tier.describe()} ({number} of {len(tiers)})")
+        measured = measure(ask, yardstick, calibration, tier, progress)
         results.append(measured)
         if measured.status == TOO_SLOW:
             slow_families.add(tier.family)
@@ -201,7 +218,8 @@ def judge_speed(ask: Ask, yardstick: Yardstick, calibration: Calibration,
     return results
 
 
-def measure(ask: Ask, yardstick: Yardstick, calibration: Calibration, tier: Tier) -> Measured:
+def measure(ask: Ask, yardstick: Yardstick, calibration: Calibration, tier: Tier,
+            progress: Progress = _quiet) -> Measured:
     """One tier's verdict: its call with the grader's limit, measured again when near it."""
     limit = calibration.limit(tier)
     # Room past the limit, to say how much time a slow call needs (judged on the limit).
@@ -212,7 +230,7 @@ def measure(ask: Ask, yardstick: Yardstick, calibration: Calibration, tier: Tier
         return Measured(tier, STUCK, reply.cpu_seconds, limit, message=reply.message)
     first = _verdict(tier, reply, limit)
     if tier.measured and first.share >= NEAR and not reply.waited:
-        return _vote(ask, yardstick, tier, first)
+        return _vote(ask, yardstick, tier, first, progress)
     return first
 
 
@@ -224,13 +242,17 @@ def _verdict(tier: Tier, reply: Reply, limit: float, remeasured: bool = False) -
                     remeasured, reply.message if reply.waited else "", stopped)
 
 
-def _vote(ask: Ask, yardstick: Yardstick, tier: Tier, first: Measured) -> Measured:
+def _vote(ask: Ask, yardstick: Yardstick, tier: Tier, first: Measured,
+          progress: Progress = _quiet) -> Measured:
     """Measure the call again, each time between two timings of the yardstick on its own
     position, until two of ROUNDS measurements agree (the grader's careful measurement)."""
     votes: dict[str, list[Measured]] = {WITHIN: [], TOO_SLOW: []}
     votes[first.status].append(first)
     before = yardstick.seconds(tier)[0]
     while max(len(found) for found in votes.values()) <= ROUNDS // 2:
+        rounds = len(votes[WITHIN]) + len(votes[TOO_SLOW]) + 1
+        progress(f"{tier.describe()} again, near its limit (measurement {rounds} of up to "
+                 f"{ROUNDS})")
         reply = ask(tier, HEADROOM * FACTOR * before)
         after = yardstick.seconds(tier)[0]
         limit = FACTOR * (before + after) / 2

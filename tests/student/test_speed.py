@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import io
 import os
 import re
 import statistics
@@ -29,6 +30,7 @@ from grader.sandbox.inside import reference
 from grader.suite.config import Config
 from grader.timing import policy
 from grader.timing.pacing import MM_MOVE, Pacing
+from student.__main__ import SpeedProgress
 from student.checks import ANSWER, ERROR, TIMEOUT, Reply
 from student.speed import (NO_ANSWER, PRESUMED, STUCK, TOO_SLOW, WITHIN, Calibration,
                            judge_speed, summary)
@@ -268,6 +270,49 @@ def test_no_answer_is_not_judged() -> None:
         "either"]
 
 
+# ---- progress: what is timed now --------------------------------------------------------
+
+def test_progress_names_each_tier_asked_and_each_measurement_again() -> None:
+    calls = iter([6.0, 4.0, 4.5])   # x the reference on TIERS[2]: measured three times
+
+    def seconds_for(tier: Tier) -> float:
+        if tier.family == (3, True):
+            return 10 * tier.nodes * 1e-6          # too slow: its larger tiers not asked
+        return (next(calls) if tier == TIERS[2] else 1.0) * tier.nodes * 1e-6
+
+    asked, ask = scripted(seconds_for)
+    said: list[str] = []
+    judge_speed(ask, FakeYardstick(), CALIBRATION, progress=said.append)
+    total = len(TIERS)
+    firsts = [text for text in said if "again" not in text]
+    assert firsts == [f"{tier.describe()} ({TIERS.index(tier) + 1} of {total})"
+                      for tier in dict.fromkeys(asked)]   # presumed tiers are not timed
+    assert said[2:5] == [f"3x3, 7 empty squares (3 of {total})",
+                         "3x3, 7 empty squares again, near its limit (measurement 2 of up to 3)",
+                         "3x3, 7 empty squares again, near its limit (measurement 3 of up to 3)"]
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_is_one_line_in_place_in_a_terminal_and_a_line_per_step_elsewhere() -> None:
+    terminal, log = Terminal(), io.StringIO()
+    for stream in (terminal, log):
+        progress = SpeedProgress(stream)
+        progress("the grader's yardstick here", step=False)
+        progress("3x3, 5 empty squares (1 of 19)")
+        progress("3x3, 6 empty squares (2 of 19)")
+        progress.clear()
+    assert terminal.getvalue() == ("\r\x1b[K  timing the grader's yardstick here ..."
+                                   "\r\x1b[K  timing 3x3, 5 empty squares (1 of 19) ..."
+                                   "\r\x1b[K  timing 3x3, 6 empty squares (2 of 19) ..."
+                                   "\r\x1b[K")            # erased before the verdicts
+    assert log.getvalue() == ("speed: timing 3x3, 5 empty squares (1 of 19)\n"
+                              "speed: timing 3x3, 6 empty squares (2 of 19)\n")
+
+
 # ---- python -m student check, end to end ---------------------------------------------------
 
 def test_check_says_a_correct_file_is_within_the_limits() -> None:
@@ -276,6 +321,11 @@ def test_check_says_a_correct_file_is_within_the_limits() -> None:
     assert "  within the grader's limits, with margin: the slowest tier used " in done.stdout
     assert done.stdout.rstrip().endswith("12 passed, 0 failed; speed: within the grader's "
                                          "limits")
+    # Not a terminal: a line per tier on stderr, none on stdout (the verdicts).
+    progress = [line for line in done.stderr.splitlines() if line.startswith("speed: timing")]
+    assert progress[0] == f"speed: timing {TIERS[0].describe()} (1 of {len(TIERS)})"
+    assert len([line for line in progress if "again" not in line]) == len(TIERS)
+    assert "timing" not in done.stdout and "\r" not in done.stdout
 
 
 @pytest.mark.parametrize("path", ["grader/too_slow.py", "timing/double_recursion.py",
