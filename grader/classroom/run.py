@@ -23,7 +23,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Callable, Iterator, Protocol
 
 import grader
 from grader.classroom.discover import Submission
@@ -78,14 +78,19 @@ class GradingOptions:
 
 
 def grade_argv(submission: Path, json_path: Path, student_id: str,
-               options: GradingOptions) -> list[str]:
+               options: GradingOptions, student_name: str = "") -> list[str]:
     """The command that grades one submission (run it with ``cwd=GRADER_HOME``).
+    ``student_name``, when given, goes to the report's header (never to the score).
 
     >>> grade_argv(Path("/s/a.py"), Path("/o/a.json"), "a", GradingOptions())[1:]
     ['-m', 'grader', 'grade', '/s/a.py', '--json', '/o/a.json', '--student-id=a']
+    >>> grade_argv(Path("/s/a.py"), Path("/o/a.json"), "a", GradingOptions(), "Ada L")[-1]
+    '--student-name=Ada L'
     """
+    # One argument each ("--x=VALUE"): an id or a name starting with "-" stays a value.
     return [sys.executable, "-m", "grader", "grade", str(submission), "--json", str(json_path),
-            f"--student-id={student_id}", *options.argv()]
+            f"--student-id={student_id}", *options.argv(),
+            *([f"--student-name={student_name}"] if student_name else [])]
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,7 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
               should_stop: Callable[[], bool] = lambda: False,
               grace: float = GRACE_SECONDS, slot: int | None = None,
               env: dict[str, str] | None = None,
-              lend: Callable[[], None] | None = None) -> Attempt:
+              lend: Callable[[], None] | None = None, student_name: str = "") -> Attempt:
     """Grade one submission in a ``python -m grader grade`` subprocess; never raises for it.
 
     The subprocess writes into ``scratch`` (a folder of its own); on a timeout
@@ -124,15 +129,17 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     (``grader.sandbox.cpu``). ``env``: more environment variables for the run (``grader
     serve`` names a progress file with ``TTT_GRADER_PROGRESS``). ``lend``, if given, is
     called (once) when the run says its CPU is free: its student's code waits instead of
-    computing (``grader.sandbox.cpu.lend``). ``Attempt.warm`` says whether the warm server
-    forked it (see the module's docstring).
+    computing (``grader.sandbox.cpu.lend``). ``student_name``: shown in the report's header
+    beside the id. ``Attempt.warm`` says whether the warm server forked it (see the module's
+    docstring).
     """
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
     json_path = scratch / "results.json"
     lent_file = scratch / "cpu-lent"
     lent_file.unlink(missing_ok=True)   # an earlier attempt's
-    argv = grade_argv(Path(submission).resolve(), json_path.resolve(), student_id, options)
+    argv = grade_argv(Path(submission).resolve(), json_path.resolve(), student_id, options,
+                      student_name)
     started = time.monotonic()
     timed_out = stopped = warm = False
     with open(scratch / "stdout", "wb") as stdout, open(scratch / "stderr", "wb") as stderr:
@@ -249,6 +256,23 @@ class Job:
     options: GradingOptions
     scratch: Path                        # a folder for this attempt only
     timeout: float | None = DEFAULT_TIMEOUT
+    student_name: str = ""               # for the report's header ("": the id alone)
+
+
+class Slot:
+    """The CPU slot a grade runs on (``index``: run_grade's ``slot``). ``lend()``, called
+    when the grade's student code waits instead of computing, gives the slot to the next
+    grade while this one goes on there (once; later calls do nothing)."""
+
+    def __init__(self, index: int, give: Callable[[int], None]) -> None:
+        self.index = index
+        self.lent = False
+        self._give = give
+
+    def lend(self) -> None:
+        if not self.lent:
+            self.lent = True
+            self._give(self.index)
 
 
 class _SlotWait:
@@ -298,29 +322,41 @@ class LocalRunner:
     def submit(self, job: Job) -> concurrent.futures.Future:
         return self._pool.submit(self._run, job)
 
-    def _run(self, job: Job) -> Attempt:
-        submission = job.submission
-        slot = self._take_slot()
-        if slot is None:
-            return Attempt(submission.student_id, None, None, stopped=True)
-        lent = False
+    @contextlib.contextmanager
+    def slot(self) -> Iterator[Slot | None]:
+        """A slot (a CPU) for one grade, once every grade that asked before has one; None
+        when the runner is stopping. Leaving gives it back, unless the grade lent it.
+        ``grader serve``'s queue grades on these slots too, claiming a submission only once
+        it has one.
 
-        def lend() -> None:
-            nonlocal lent
-            if not lent:
-                lent = True
-                self._give_slot(slot)
-
+        >>> runner = LocalRunner(jobs=1)
+        >>> with runner.slot() as slot:
+        ...     slot.index        # run_grade(..., slot=slot.index, lend=slot.lend)
+        0
+        >>> runner.close()
+        """
+        index = self._take_slot()
+        if index is None:
+            yield None
+            return
+        slot = Slot(index, self._give_slot)
         try:
-            assert submission.path is not None
-            return run_grade(submission.path, submission.student_id, job.options,
-                             job.scratch, job.timeout, self._stop.is_set, slot=slot,
-                             lend=lend)
+            yield slot
         finally:
             with self._lock:
-                self._on_slot[slot] -= 1
-            if not lent:
-                self._give_slot(slot)
+                self._on_slot[index] -= 1
+            if not slot.lent:
+                self._give_slot(index)
+
+    def _run(self, job: Job) -> Attempt:
+        submission = job.submission
+        with self.slot() as slot:
+            if slot is None:
+                return Attempt(submission.student_id, None, None, stopped=True)
+            assert submission.path is not None
+            return run_grade(submission.path, submission.student_id, job.options,
+                             job.scratch, job.timeout, self._stop.is_set, slot=slot.index,
+                             lend=slot.lend, student_name=job.student_name)
 
     def _take_slot(self) -> int | None:
         """A free slot, once every grade that asked before has one; None when stopping."""
