@@ -1,8 +1,10 @@
 """The grading queue of ``grader serve``: threads that take the oldest queued submission and
 grade it in a ``python -m grader grade`` process, as ``batch`` does.
 
-The queue is the database (``storage.Store``): a thread claims a row atomically (it becomes
-"running"), writes the submission's bytes into DATA/work/ID/, grades it through
+The queue is the database (``storage.Store``): a thread that holds a CPU slot of
+``batch``'s runner (:class:`grader.classroom.run.LocalRunner`: a sleeping grade lends its
+slot to the next) claims a row atomically (it becomes "running"; hand-ins before regrades),
+writes the submission's bytes into DATA/work/ID/, grades it through
 :func:`grader.classroom.run.run_grade` (or a Dask task, with ``--scheduler``), and stores the
 score, results.json and the text report. A run that dies, hangs past its timeout or fails
 is run once more, then the submission shows "error" (the instructor may retry it). On start,
@@ -15,18 +17,21 @@ to completion exactly once. The web process itself never grades.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import logging
 import shutil
 import statistics
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from grader.classroom.discover import Submission
-from grader.classroom.run import DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, run_grade
+from grader.classroom.run import (DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, LocalRunner,
+                                  Slot, run_grade)
 from grader.service.storage import Store, SubmissionRow
 from grader.suite.config import Config
 from grader.suite.plugin import PROGRESS_VARIABLE
@@ -113,7 +118,14 @@ def read_progress(data: Path, submission_id: int,
 
 
 class GradingQueue:
-    """``jobs`` threads in the server process, each grading one submission at a time."""
+    """Threads in the server process that grade the queued submissions, oldest first.
+
+    On this machine they grade on the CPU slots of a :class:`grader.classroom.run.LocalRunner`,
+    as ``batch`` does: a thread claims a submission only once it holds a slot, and a grade
+    whose student's code sleeps lends its slot, so the next submission starts there (at most
+    ``jobs`` compute, up to ``2 * jobs`` run). With ``--scheduler``, ``jobs`` threads each
+    hand one submission at a time to the Dask cluster.
+    """
 
     def __init__(self, store: Store, data: Path, options: QueueOptions) -> None:
         self.store = store
@@ -121,16 +133,32 @@ class GradingQueue:
         self.options = options
         self.label = config_label(options.grading)
         self.weights = Config.load(options.grading.config, options.grading.checks).weights
+        self._options_lock = threading.Lock()    # options, label and weights change together
         self._wake = threading.Condition()
         self._pending = False
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._runner: Any = None
+        self._runner: Any = None                 # the Dask runner, with --scheduler
+        self._slots: LocalRunner | None = None   # this machine's CPU slots, otherwise
         self.workers: dict[str, str] = {}        # thread name -> what it does now
 
     @property
     def jobs(self) -> int:
         return self.options.jobs
+
+    def reconfigure(self, grading: GradingOptions) -> None:
+        """Grade what is claimed from now on under ``grading`` (its label and weights too);
+        grades under way finish under what they started with. Raises ConfigError, changing
+        nothing, when the configuration cannot be read.
+
+            queue.reconfigure(dataclasses.replace(queue.options.grading, config=path))
+        """
+        weights = Config.load(grading.config, grading.checks).weights
+        label = config_label(grading)
+        with self._options_lock:
+            self.options = dataclasses.replace(self.options, grading=grading)
+            self.label = label
+            self.weights = weights
 
     def start(self) -> int:
         """Queue again what a stopped server left running, start the threads. How many
@@ -139,11 +167,14 @@ class GradingQueue:
         if self.options.scheduler:
             from grader.classroom import distributed
             self._runner = distributed.DaskRunner(self.options.scheduler)
-        for index in range(self.jobs):
-            name = f"grade_{index}"          # a thread per CPU slot (run_grade's slot=index)
+            loop, threads = self._loop_dask, self.jobs
+        else:
+            self._slots = LocalRunner(self.jobs)
+            loop, threads = self._loop_local, 2 * self.jobs   # a second per slot, for a lender
+        for index in range(threads):
+            name = f"grade_{index}"
             self.workers[name] = "idle"
-            thread = threading.Thread(target=self._loop, args=(index, name), name=name,
-                                      daemon=True)
+            thread = threading.Thread(target=loop, args=(name,), name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
         return recovered
@@ -157,37 +188,70 @@ class GradingQueue:
     def stop(self, wait: float = 15.0) -> None:
         """Start nothing more; running grades are stopped and queued again for next time."""
         self._stop.set()
+        if self._slots is not None:
+            self._slots.stop()            # threads waiting for a slot get none
         with self._wake:
             self._wake.notify_all()
+        deadline = time.monotonic() + wait
         for thread in self._threads:
-            thread.join(timeout=wait)
+            thread.join(timeout=max(0.0, deadline - time.monotonic()))
+        if self._slots is not None:
+            self._slots.close()
         if self._runner is not None:
             self._runner.stop()
             self._runner.close()
 
-    def _loop(self, index: int, name: str) -> None:
+    def _loop_local(self, name: str) -> None:
+        assert self._slots is not None
         while not self._stop.is_set():
-            try:
-                row = self.store.claim_next(name, self.label)
-            except Exception:             # the database is busy or gone: look again later
-                log.exception("cannot claim a submission")
-                row = None
-            if row is None:
-                with self._wake:
-                    if not self._pending:
-                        self._wake.wait(IDLE_POLL_SECONDS)
-                    self._pending = False
-                continue
-            self.workers[name] = f"grading submission {row.id}"
-            try:
-                self._grade(row, index)
-            except Exception as problem:  # our own bug: the submission must not stay running
-                log.exception("grading submission %s failed", row.id)
-                self.store.fail(row.id, f"the grader failed: {problem}")
-            finally:
-                self.workers[name] = "idle"
+            with self._slots.slot() as slot:
+                if slot is None:          # stopping
+                    return
+                claimed = self._claim(name)
+                if claimed is not None:
+                    self._work(name, *claimed, slot=slot)
+                    continue
+            self._idle()                  # the slot given back first: no row to grade on it
 
-    def _grade(self, row: SubmissionRow, index: int) -> None:
+    def _loop_dask(self, name: str) -> None:
+        while not self._stop.is_set():
+            claimed = self._claim(name)
+            if claimed is None:
+                self._idle()
+            else:
+                self._work(name, *claimed, slot=None)
+
+    def _claim(self, name: str) -> tuple[SubmissionRow, GradingOptions] | None:
+        """The oldest queued submission, now running on ``name``, and what to grade it under."""
+        with self._options_lock:
+            label, grading = self.label, self.options.grading
+        try:
+            row = self.store.claim_next(name, label)
+        except Exception:                 # the database is busy or gone: look again later
+            log.exception("cannot claim a submission")
+            return None
+        return None if row is None else (row, grading)
+
+    def _idle(self) -> None:
+        """Wait until a submission arrives (wake) or IDLE_POLL_SECONDS pass."""
+        with self._wake:
+            if not self._pending and not self._stop.is_set():
+                self._wake.wait(IDLE_POLL_SECONDS)
+            self._pending = False
+
+    def _work(self, name: str, row: SubmissionRow, grading: GradingOptions,
+              slot: Slot | None) -> None:
+        self.workers[name] = f"grading submission {row.id}" + (
+            f" on CPU slot {slot.index}" if slot is not None else "")
+        try:
+            self._grade(row, grading, slot)
+        except Exception as problem:      # our own bug: the submission must not stay running
+            log.exception("grading submission %s failed", row.id)
+            self.store.fail(row.id, f"the grader failed: {problem}")
+        finally:
+            self.workers[name] = "idle"
+
+    def _grade(self, row: SubmissionRow, grading: GradingOptions, slot: Slot | None) -> None:
         folder = self.data / WORK / str(row.id)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / SUBMISSION_NAME
@@ -197,7 +261,7 @@ class GradingQueue:
         scratch = folder / f"attempt-{row.attempts}"
         shutil.rmtree(scratch, ignore_errors=True)
         log.info("grading submission %s of %s (attempt %s)", row.id, row.student, row.attempts)
-        attempt = self._run(path, row.student, scratch, index, progress)
+        attempt = self._run(path, row.student, grading, scratch, progress, slot)
         if attempt.stopped or self._stop.is_set():
             self.store.release(row.id)
             return
@@ -206,15 +270,31 @@ class GradingQueue:
         if outcome != "queued":
             shutil.rmtree(folder, ignore_errors=True)
 
-    def _run(self, path: Path, student: str, scratch: Path, index: int,
-             progress: Path) -> Attempt:
-        options = self.options
-        if self._runner is None:
-            return run_grade(path, student, options.grading, scratch, options.timeout,
-                             self._stop.is_set, slot=index,
-                             env={PROGRESS_VARIABLE: str(progress.resolve())})
-        job = Job(Submission(student, path), options.grading, scratch, options.timeout)
-        return self._runner.submit(job).result()
+    def _run(self, path: Path, student: str, grading: GradingOptions, scratch: Path,
+             progress: Path, slot: Slot | None) -> Attempt:
+        name = self._student_name(student)
+        if slot is None:                  # Dask: its own slots, no progress file here
+            job = Job(Submission(student, path), grading, scratch, self.options.timeout,
+                      student_name=name)
+            return self._runner.submit(job).result()
+
+        def lend() -> None:
+            slot.lend()
+            self.wake()                   # an idle thread takes the slot now, not at its look
+
+        return run_grade(path, student, grading, scratch, self.options.timeout,
+                         self._stop.is_set, slot=slot.index, lend=lend,
+                         env={PROGRESS_VARIABLE: str(progress.resolve())},
+                         student_name=name)
+
+    def _student_name(self, student: str) -> str:
+        """The student's name on the roster, for the report's header ("" if none)."""
+        try:
+            found = self.store.student(student)
+        except Exception:                 # a name is not worth failing a grade for
+            log.exception("cannot read the name of %s", student)
+            return ""
+        return (found.name or "") if found is not None else ""
 
     def _store_attempt(self, row: SubmissionRow, attempt: Attempt) -> str:
         """Store what a run left: "done", or "queued"/"error" when it failed."""

@@ -1,7 +1,8 @@
 """A grade whose student's code sleeps lends its CPU: the batch starts the next grade there.
 
 ``grader.sandbox.cpu.lend`` (the grade says so), ``run_grade(lend=...)`` (the runner hears
-it) and ``LocalRunner`` (the next grade starts on the lent slot; at most ``jobs`` compute).
+it) and ``LocalRunner`` (the next grade starts on the lent slot; at most ``jobs`` compute);
+``grader serve``'s queue grades on the same slots, so a real sleeper there lends too.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class FakeGrades:
         self.started: dict[str, threading.Event] = {}
         self.release: dict[str, threading.Event] = {}
         self.slots: dict[str, int | None] = {}
+        self.names: dict[str, str] = {}
         self.order: list[str] = []
 
     def expect(self, *students: str) -> None:
@@ -41,8 +43,9 @@ class FakeGrades:
             self.release[student] = threading.Event()
 
     def __call__(self, path, student, options, scratch, timeout, should_stop, slot=None,
-                 env=None, lend=None) -> Attempt:
+                 env=None, lend=None, student_name="") -> Attempt:
         self.slots[student] = slot
+        self.names[student] = student_name
         self.order.append(student)
         if student.startswith("lends") and lend is not None:
             lend()
@@ -71,9 +74,9 @@ def runner_for(fake: FakeGrades, jobs: int) -> Iterator[LocalRunner]:
         runner.close()
 
 
-def job(student: str, tmp_path: Path) -> Job:
+def job(student: str, tmp_path: Path, name: str = "") -> Job:
     return Job(Submission(student, tmp_path / f"{student}.py"), GradingOptions(),
-               tmp_path / student)
+               tmp_path / student, student_name=name)
 
 
 def test_the_next_grade_starts_on_the_cpu_a_sleeping_grade_lends(
@@ -128,6 +131,34 @@ def test_grades_start_in_the_order_they_were_submitted(
         assert late <= 3, fake.order
 
 
+def test_a_job_passes_its_students_name_to_the_grade(tmp_path: Path, fake: FakeGrades) -> None:
+    fake.expect("a", "b")
+    with runner_for(fake, jobs=1) as runner:
+        futures = [runner.submit(job("a", tmp_path, "Ada Lovelace")),
+                   runner.submit(job("b", tmp_path))]
+        for event in fake.release.values():
+            event.set()
+        assert [future.result(30).student_id for future in futures] == ["a", "b"]
+    assert fake.names == {"a": "Ada Lovelace", "b": ""}
+
+
+def test_a_slot_taken_and_left_unused_goes_to_the_next(tmp_path: Path) -> None:
+    runner = LocalRunner(jobs=1)
+    try:
+        with runner.slot() as slot:
+            assert slot is not None and slot.index == 0
+            slot.lend()
+            with runner.slot() as lent:            # the lent CPU, while the first holds it
+                assert lent is not None and lent.index == 0
+        with runner.slot() as again:
+            assert again is not None and again.index == 0
+        runner.stop()
+        with runner.slot() as none:
+            assert none is None
+    finally:
+        runner.close()
+
+
 def test_a_stopped_runner_starts_nothing_that_waits_for_a_slot(
         tmp_path: Path, fake: FakeGrades) -> None:
     fake.expect("a", "b")
@@ -152,3 +183,43 @@ def test_a_real_grade_lends_its_cpu_only_when_its_student_sleeps(
     assert lent == ([True] if lends else [])   # once at most
     score = json.loads(attempt.results or "{}")["score"]
     assert (score == 0) if lends else (score == 100)
+
+
+def test_the_submission_page_starts_the_next_submission_on_a_sleepers_cpu(
+        tmp_path: Path) -> None:
+    # grader serve's queue, jobs=1: a sleeper, then a correct file. The correct one starts
+    # (and here ends) while the sleeper is still being graded on the same CPU.
+    from grader.service.queue import GradingQueue, QueueOptions
+    from grader.service.storage import Store
+    store = Store(tmp_path / "course.sqlite3", b"k" * 32)
+    store.upsert_students([("sleepy", "", ""), ("quick", "Quick Student", "")])
+    sleeper = store.add_submission("sleepy", "mm_player.py", SLEEPER.read_bytes(), late=False,
+                                   config="default").id
+    correct = store.add_submission("quick", "mm_player.py", PRUNED.read_bytes(), late=False,
+                                   config="default").id
+    queue = GradingQueue(store, tmp_path, QueueOptions(jobs=1, timeout=600))
+    queue.start()
+    try:
+        overlapped = False
+        give_up = time.monotonic() + 300
+        while time.monotonic() < give_up:
+            # The correct one's status first, then the sleeper's: if the correct one has
+            # started and the sleeper is read as running after that, both ran at once.
+            started = store.submission(correct).status != "queued"
+            sleeping = store.submission(sleeper).status == "running"
+            if started:
+                overlapped = sleeping
+                break
+            time.sleep(0.05)
+        assert overlapped, (store.submission(sleeper).status, store.submission(correct).status)
+        while time.monotonic() < give_up and any(
+                store.submission(number).status in ("queued", "running")
+                for number in (sleeper, correct)):
+            time.sleep(0.1)
+        assert (store.submission(sleeper).status, store.submission(sleeper).score) == ("done", 0)
+        quick = store.submission(correct)
+        assert (quick.status, quick.score) == ("done", 100)
+        assert "Quick Student" in quick.report_text
+    finally:
+        queue.stop()
+        store.close()
