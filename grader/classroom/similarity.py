@@ -47,12 +47,10 @@ False
 
 from __future__ import annotations
 
-import html
 import importlib
 import io
 import os
 import shutil
-import tokenize
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,7 +58,11 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from grader.classroom.discover import IGNORED_NAMES, MAX_SOURCE_BYTES
 from grader.classroom.run import GRADER_HOME
+from grader.classroom.similarity_pages import pair_page
+from grader.classroom.similarity_tokens import (across_definitions, docstrings_as_comments,
+                                                hash_ints, keep_only_own, share_in)
 from grader.suite import table, writers
+from grader.suite.report import student_label
 
 INSTALL_HINT = "pip install 'ttt-minimax[similarity]'"
 TEMPLATE = GRADER_HOME / "student" / "mm_player.py"   # the handout's file: boilerplate
@@ -118,11 +120,12 @@ class Pair:
     and the class's common code left out); ``tokens`` is how many of ``first``'s tokens
     of own code are shared; ``first_own`` and ``second_own`` how many tokens of own code
     each file has. ``page`` is the side-by-side view, relative to the batch's output
-    folder (listed pairs only).
+    folder (listed pairs only). ``first_name`` and ``second_name`` are the students'
+    names, when the batch knows them (a known solution has none).
 
-    >>> pair = Pair("bob", "alice", 0.4, 0.8, 120)
-    >>> pair.score, pair.listed
-    (0.8, True)
+    >>> pair = Pair("bob", "alice", 0.4, 0.8, 120, second_name="Alice A")
+    >>> pair.score, pair.listed, pair.second_label
+    (0.8, True, 'Alice A (alice)')
     """
 
     first: str              # a student id
@@ -134,6 +137,20 @@ class Pair:
     page: str = ""
     first_own: int = 0      # tokens of own code (0: not measured, an earlier version's pair)
     second_own: int = 0
+    first_name: str = ""    # the students' names, "" when not known
+    second_name: str = ""
+
+    @property
+    def first_label(self) -> str:
+        """The first student as pages name them: "Ada Lovelace (ada42)", or the id."""
+        return student_label(self.first, self.first_name)
+
+    @property
+    def second_label(self) -> str:
+        """The second student likewise, or "known solution PATH"."""
+        if self.known:
+            return f"known solution {self.second}"
+        return student_label(self.second, self.second_name)
 
     @property
     def score(self) -> float:
@@ -314,11 +331,12 @@ def _template_label(path: Path) -> str:
 
 def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = None,
             templates: Sequence[Path] = DEFAULT_TEMPLATES, known_folder: str = "",
-            common: bool = True) -> Similarity:
+            common: bool = True, names: Mapping[str, str] | None = None) -> Similarity:
     """Compare every pair of ``submissions`` (student id -> file), and each of them with
     every ``known`` solution (name -> file), on their own code: the ``templates``' code
     does not count, nor (with ``common``) code found in more than
-    :func:`common_limit` submissions.
+    :func:`common_limit` submissions. ``names`` (student id -> name, when known) name the
+    students on the pairs and their pages; they change nothing else.
 
     Returns the pairs that share own code, the listed ones first, then the most similar
     (by the mean of the two shares, then by shared tokens, then by name); the listed ones come with their side-by-side
@@ -340,8 +358,8 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
         if text is None:
             raise SimilarityError(f"the template {template} cannot be read: its code is "
                                   "what does not count")
-        boilerplate |= _ints(CodeFingerprint(str(template), NOISE_TOKENS, 1,
-                                             fp=io.StringIO(_docstrings_as_comments(text)),
+        boilerplate |= hash_ints(CodeFingerprint(str(template), NOISE_TOKENS, 1,
+                                             fp=io.StringIO(docstrings_as_comments(text)),
                                              language="python").hashes)
     boilerplate_array = numpy.array(sorted(boilerplate), dtype=numpy.int64)
     unread: list[str] = []
@@ -357,7 +375,7 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
             # window 1: every fingerprint kept (copydetect's guarantee_t == noise_t)
             fingerprint = CodeFingerprint(str(files[name]), NOISE_TOKENS, 1,
                                           boilerplate_array,
-                                          fp=io.StringIO(_docstrings_as_comments(text)),
+                                          fp=io.StringIO(docstrings_as_comments(text)),
                                           language="python")
             fingerprint.raw_code = text     # shown as handed in: same length, same places
             prints[name] = fingerprint
@@ -365,20 +383,20 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
 
     students, solutions = fingerprints(submissions), fingerprints(known)
     for fingerprint in (*students.values(), *solutions.values()):
-        _keep_only_own(fingerprint, _across_definitions(fingerprint))
+        keep_only_own(fingerprint, across_definitions(fingerprint))
     # how many submissions hold each fingerprint (known solutions are not the class)
     holders = Counter(hash_ for fingerprint in students.values()
-                      for hash_ in _ints(fingerprint.hashes))
+                      for hash_ in hash_ints(fingerprint.hashes))
     limit = common_limit(len(students)) if common else 0
     shared_by_many = {hash_ for hash_, count in holders.items() if count > limit} \
         if common else set()
     # a known solution most of whose code is common may be what many students copied:
     # leaving common code out hides those copies, so the summary says so
     widely = tuple((name, round(share, 4)) for name, share in
-                   ((name, _share_in(solutions[name], shared_by_many)) for name in solutions)
+                   ((name, share_in(solutions[name], shared_by_many)) for name in solutions)
                    if share >= WIDELY_COPIED)
     for fingerprint in (*students.values(), *solutions.values()):
-        _keep_only_own(fingerprint, shared_by_many)
+        keep_only_own(fingerprint, shared_by_many)
 
     pairs = []
     ids = list(students)
@@ -390,7 +408,9 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
                 continue        # nothing of their own in common: the usual case, quickly
             pair = _pair(students[first], other, first, second, is_known)
             if pair is not None:
-                pairs.append(pair)
+                names = names or {}
+                pairs.append(replace(pair, first_name=names.get(first, ""),
+                                     second_name="" if is_known else names.get(second, "")))
     pairs.sort(key=lambda pair: (not pair.listed, -pair.share, -pair.tokens, pair.first,
                                  pair.known, pair.second))
     pages = []
@@ -404,99 +424,6 @@ def compare(submissions: Mapping[str, Path], known: Mapping[str, Path] | None = 
                       tuple(unread), tuple(pages),
                       templates=tuple(_template_label(path) for path in templates),
                       common_limit=limit, common=len(shared_by_many), widely_copied=widely)
-
-
-def _docstrings_as_comments(text: str) -> str:
-    """``text`` with every string that stands alone as a statement (a docstring) turned
-    into comments, character for character (the first of each of its lines becomes
-    ``#``): adding, removing or rewording a docstring is like changing a comment, and
-    copydetect ignores comments but counts a docstring as a string token. The text keeps
-    its length and every character's place. A file Python's tokenizer cannot read is
-    returned as it is.
-
-    >>> print(_docstrings_as_comments("def f():\\n    '''Two\\n    lines.'''\\n    return 'x'\\n"))
-    def f():
-        #''Two
-        #ines.'''
-        return 'x'
-    <BLANKLINE>
-    """
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return text
-    lines = text.splitlines(keepends=True)
-    starts = (tokenize.NEWLINE, tokenize.NL, tokenize.INDENT, tokenize.DEDENT,
-              tokenize.COMMENT)
-    ends = (tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER)
-    for before, token, after in zip([None, *tokens], tokens, [*tokens[1:], None]):
-        if token.type != tokenize.STRING or after is None or after.type not in ends:
-            continue
-        if before is not None and before.type not in starts:
-            continue
-        (first_row, first_col), (last_row, _) = token.start, token.end
-        for row in range(first_row, last_row + 1):
-            line = lines[row - 1]
-            column = first_col if row == first_row else len(line) - len(line.lstrip())
-            if column < len(line) and line[column] not in "\r\n":
-                lines[row - 1] = line[:column] + "#" + line[column + 1:]
-    return "".join(lines)
-
-
-def _ints(hashes: Iterable[Any]) -> set[int]:
-    return {int(hash_) for hash_ in hashes}
-
-
-# copydetect's filtered code writes a definition's head as "defF(" (a class: "classO")
-_DEFINITIONS = ("defF", "classO")
-
-
-def _across_definitions(fingerprint: Any) -> set[int]:
-    """The fingerprints of ``fingerprint`` whose run of tokens reaches from one definition
-    into the next (the end of a function and the head of another): they depend on the
-    order of the functions, which a copy can change at no cost, so they are not evidence
-    either way. The code on both sides is still covered by the runs within each function.
-
-    >>> from copydetect import CodeFingerprint
-    >>> code = "def f(a):\\n    return a + 1 + 2 + 3\\ndef g(b):\\n    return b * 2 * 3 * 4\\n"
-    >>> one = CodeFingerprint("x.py", 10, 1, fp=io.StringIO(code), language="python")
-    >>> one.filtered_code
-    'defF(V):returnV+1+2+3defF(V):returnV*2*3*4'
-    >>> across = _across_definitions(one)
-    >>> runs = sorted((i, one.filtered_code[i:i + 10]) for hash_, (i, *_) in
-    ...               one.hash_idx.items() if int(hash_) in across)
-    >>> runs[0][1], runs[-1][1], len(runs)
-    ('rnV+1+2+3d', '3defF(V):r', 9)
-    """
-    code, k = fingerprint.filtered_code, fingerprint.k
-    return {int(hash_) for hash_, (position, *_) in fingerprint.hash_idx.items()
-            if any(code.find(head, position + 1, position + k - 1 + len(head)) != -1
-                   for head in _DEFINITIONS)}
-
-
-def _share_in(fingerprint: Any, hashes: set[int]) -> float:
-    """The share of ``fingerprint``'s code (its tokens covered) that ``hashes`` cover."""
-    from copydetect.utils import get_token_coverage
-
-    if not fingerprint.token_coverage:
-        return 0.0
-    inside = {hash_: positions for hash_, positions in fingerprint.hash_idx.items()
-              if int(hash_) in hashes}
-    return float(get_token_coverage(inside, fingerprint.k, len(fingerprint.filtered_code))
-                 / fingerprint.token_coverage)
-
-
-def _keep_only_own(fingerprint: Any, drop: set[int]) -> None:
-    """Leave out of ``fingerprint`` (copydetect's, built here) the fingerprints in ``drop``:
-    what the pair's shares and highlights are computed on, its size recounted."""
-    from copydetect.utils import get_token_coverage
-
-    kept = {int(hash_): positions for hash_, positions in fingerprint.hash_idx.items()
-            if int(hash_) not in drop}
-    fingerprint.hash_idx = kept
-    fingerprint.hashes = set(kept)
-    fingerprint.token_coverage = get_token_coverage(kept, fingerprint.k,
-                                                    len(fingerprint.filtered_code))
 
 
 def _read(path: Path) -> str | None:
@@ -521,19 +448,8 @@ def _pair(first: Any, second: Any, first_name: str, second_name: str,
                 first_own=int(first.token_coverage), second_own=int(second.token_coverage))
 
 
-_PAGE_STYLE = """
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em;
-       color: #1d2433; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.05em; margin: .3em 0; } .muted { color: #667; }
-.sides { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
-pre { border: 1px solid #d8dce6; border-radius: 6px; padding: .6em; overflow-x: auto;
-      font-size: 13px; line-height: 1.35; margin: 0; }
-mark { background: #fde2a8; }
-"""
-
-
 def _side_by_side(pair: Pair, first: Any, second: Any) -> str:
-    """The page of one pair: both files, their shared code highlighted."""
+    """The page of one pair: both files, their shared code highlighted (``similarity_pages``)."""
     from copydetect import compare_files
     from copydetect.utils import highlight_overlap
 
@@ -541,24 +457,7 @@ def _side_by_side(pair: Pair, first: Any, second: Any) -> str:
     codes = [highlight_overlap(fingerprint.raw_code, slices, "<mark>", "</mark>",
                                escape_html=True)[0]
              for fingerprint, slices in ((first, first_slices), (second, second_slices))]
-    second_label = f"known solution {pair.second}" if pair.known else pair.second
-    title = f"{pair.first} and {second_label}"
-    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-           f"<title>{_e(title)}</title>", f"<style>{_PAGE_STYLE}</style></head><body>",
-           '<p><a href="../summary.html#similarity">Class summary</a></p>',
-           f"<h1>{_e(title)}</h1>",
-           f"<p>{pair.first_score:.0%} of {_e(pair.first)}'s own code is in "
-           f"{_e(second_label)}, {pair.second_score:.0%} of {_e(second_label)}'s in "
-           f"{_e(pair.first)}'s; {pair.tokens} tokens in common.</p>",
-           '<p class="muted">Highlighted: the own code they share, as copydetect finds it '
-           f"(runs of {NOISE_TOKENS} or more tokens; names, strings and comments do not "
-           "count, nor the templates' code, nor code that many submissions share, though "
-           "a highlighted run may reach into such lines next to it).</p>",
-           '<div class="sides">']
-    for label, code in ((pair.first, codes[0]), (second_label, codes[1])):
-        out.append(f"<section><h2>{_e(label)}</h2><pre><code>{code}</code></pre></section>")
-    out += ["</div>", "</body></html>"]
-    return "\n".join(out) + "\n"
+    return pair_page(pair, (codes[0], codes[1]), NOISE_TOKENS)
 
 
 def similarity_csv(similarity: Similarity) -> str:
@@ -597,19 +496,18 @@ def write_similarity(out: Path, similarity: Similarity) -> None:
 
 
 def compare_and_write(out: Path, submissions: Mapping[str, Path],
-                      options: SimilarityOptions) -> Similarity:
-    """Compare as ``options`` say and write the results into ``out`` (a batch's folder).
+                      options: SimilarityOptions,
+                      names: Mapping[str, str] | None = None) -> Similarity:
+    """Compare as ``options`` say and write the results into ``out`` (a batch's folder);
+    ``names``: the students' names by id, when known (see :func:`compare`).
 
         found = compare_and_write(Path("grades"), {"alice": Path("a.py"), "bob": Path("b.py")},
                                   SimilarityOptions(known=Path("known")))
     """
     known = known_solutions(options.known) if options.known is not None else {}
     found = compare(submissions, known, DEFAULT_TEMPLATES + tuple(options.templates),
-                    known_folder=str(options.known) if options.known is not None else "")
+                    known_folder=str(options.known) if options.known is not None else "",
+                    names=names)
     write_similarity(out, found)
     return found
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 

@@ -463,7 +463,8 @@ def _all_rows_section(rows: Sequence[Row]) -> list[str]:
 def similarity_section(found: similar.Similarity) -> list[str]:
     """The "Most similar pairs" section: what did not count, how many pairs were above the
     threshold (and how many of them the cap left out), and the listed pairs, each with the share
-    of each file's own code found in the other and a link to its side-by-side page.
+    of each file's own code found in the other and a link to its side-by-side page; each
+    student named by name and id when the batch knew the name.
 
     >>> pair = similar.Pair("alice", "bob", 0.97, 0.95, 300, page="similarity/pair-001.html")
     >>> '<a href="similarity/pair-001.html">' in "".join(similarity_section(
@@ -496,7 +497,7 @@ def similarity_section(found: similar.Similarity) -> list[str]:
                      "out as common). Look for it in their files.</p>")
     listed = found.listed
     if not listed:
-        closest = (f" (the closest: {_e(found.pairs[0].first)} and "
+        closest = (f" (the closest: {_e(found.pairs[0].first_label)} and "
                    f"{_e(_second(found.pairs[0]))}, {found.pairs[0].score:.0%})"
                    if found.pairs else "")
         return lines + [f'<p class="muted">No pair is that similar{closest}.</p>']
@@ -513,8 +514,8 @@ def similarity_section(found: similar.Similarity) -> list[str]:
                  '<th>similar to</th><th class="num">share</th><th class="num">tokens</th>'
                  "<th>side by side</th></tr>")
     for rank, pair in enumerate(listed, start=1):
-        lines.append(f'<tr><td class="num">{rank}</td><td>{_e(pair.first)}</td>'
-                     f'<td class="num"{_own(pair.first, pair.first_own)}>'
+        lines.append(f'<tr><td class="num">{rank}</td><td>{_e(pair.first_label)}</td>'
+                     f'<td class="num"{_own(pair.first_label, pair.first_own)}>'
                      f"{pair.first_score:.0%}</td><td>{_e(_second(pair))}</td>"
                      f'<td class="num"{_own(_second(pair), pair.second_own)}>'
                      f'{pair.second_score:.0%}</td><td class="num">{pair.tokens}</td>'
@@ -529,7 +530,9 @@ def _own(name: str, tokens: int) -> str:
 
 
 def _second(pair: similar.Pair) -> str:
-    return f"known: {pair.second}" if pair.known else pair.second
+    """The second of a pair as the table names it: "known: PATH", or the student's name
+    and id ("Ada Lovelace (ada42)") when the batch knew the name."""
+    return f"known: {pair.second}" if pair.known else pair.second_label
 
 
 def _e(text: object) -> str:

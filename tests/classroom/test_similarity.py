@@ -15,6 +15,7 @@ Most tests call the comparison directly (no grading); one runs the command end t
 from __future__ import annotations
 
 import csv
+import dataclasses
 import os
 import re
 import shutil
@@ -340,19 +341,32 @@ def graded(job: Job) -> Attempt:
 
 def test_batch_with_similarity_end_to_end(tmp_path: Path) -> None:
     out = tmp_path / "out"
-    done = run_cli(str(FAST), "--out", str(out), "--jobs", "2", f"--similarity={KNOWN}")
+    roster = tmp_path / "roster.csv"     # names for ann and ben; Canvas's fake student
+    roster.write_text("id,name,email\nann,Ann Andrews,\nben,Ben Baker,\ncat,,\n"
+                      "dora,Dora Diaz,\n777,Test Student,\n")
+    done = run_cli(str(FAST), "--out", str(out), "--jobs", "2", f"--similarity={KNOWN}",
+                   "--roster", str(roster))
     assert done.returncode == 0, done.stderr
     assert "similarity: 1 pair listed in the summary" in done.stderr
 
     _, rows = read_gradebook(out)
-    assert sorted(rows) == ["ann", "ben", "cat"] and all(row["score"] for row in rows.values())
+    # dora handed in nothing; the Test Student is nobody's missing hand-in
+    assert sorted(rows) == ["ann", "ben", "cat", "dora"]
+    assert all(rows[sid]["score"] for sid in ("ann", "ben", "cat"))
+    assert rows["dora"]["status"] == "not graded: no submission"
+    # each report names its student when the batch knows the name
+    assert "Student: Ann Andrews (ann)\n" in (out / "reports" / "ann.txt").read_text()
+    assert "Student: cat\n" in (out / "reports" / "cat.txt").read_text()
     page = (out / "summary.html").read_text(encoding="utf-8")
+    assert "Test Student" not in page
     section = page.split('<h2 id="similarity">Most similar pairs</h2>')[1].split("<h2>")[0]
     assert "3 submissions compared with each other and with 2 known solutions" in section
+    assert "<td>Ann Andrews (ann)</td>" in section and "<td>Ben Baker (ben)</td>" in section
     links = re.findall(r'<a href="([^"]+)">view</a>', section)
     assert links == ["similarity/pair-001.html"]
     side_by_side = (out / links[0]).read_text(encoding="utf-8")
-    assert "<h1>ann and ben</h1>" in side_by_side and "def ranking(b):" in side_by_side
+    assert "<h1>Ann Andrews (ann) and Ben Baker (ben)</h1>" in side_by_side
+    assert "def ranking(b):" in side_by_side
     with open(out / "similarity.csv", newline="", encoding="utf-8-sig") as file:
         pairs = [(row["first"], row["second"], row["listed"]) for row in csv.DictReader(file)]
     assert pairs[0] == ("ann", "ben", "yes")
@@ -393,3 +407,65 @@ def test_usage_errors_of_similarity(tmp_path: Path) -> None:
 
     help_text = run_cli("--help").stdout
     assert "--similarity [FOLDER]" in help_text and "50%" in help_text
+
+
+# ---------------------------------------------------------------- whose code, on the pages
+
+
+def test_pairs_and_their_pages_name_both_students_by_name_and_id() -> None:
+    names = {"alice": "Alice <A>", "bob": "Bob B", "frank": "Frank F"}
+    found = similarity.compare(class_files(), similarity.known_solutions(KNOWN),
+                               known_folder="known", names=names)
+    copied = pair_of(found, "alice", "bob")
+    assert copied is not None and (copied.first_label, copied.second_label) == (
+        "Alice <A> (alice)", "Bob B (bob)")
+    known = pair_of(found, "frank", "public/minimax_blog.py")
+    assert known is not None and known.second_name == ""
+    assert known.second_label == "known solution public/minimax_blog.py"
+    pages = dict(found.pages)
+    page = pages[copied.page]
+    assert "<h1>Alice &lt;A&gt; (alice) and Bob B (bob)</h1>" in page     # escaped
+    assert "<h2>Alice &lt;A&gt; (alice)</h2>" in page and "<h2>Bob B (bob)</h2>" in page
+    assert "<h1>Frank F (frank) and known solution public/minimax_blog.py</h1>" in \
+        pages[known.page]
+    # The names change nothing but the labels.
+    plain = compare_class()
+    assert [dataclasses.replace(pair, first_name="", second_name="") for pair in found.pairs] \
+        == list(plain.pairs)
+    section = "".join(summary.similarity_section(found))
+    assert "<td>Alice &lt;A&gt; (alice)</td>" in section and "<td>Bob B (bob)</td>" in section
+
+
+def test_the_side_by_side_page_fits_a_1200_pixel_window() -> None:
+    from grader.classroom.similarity_pages import PAGE_STYLE
+
+    # Columns that may shrink below their longest line, and lines that wrap in their box:
+    # the page itself never scrolls sideways (checked by eye in headless Chromium at 1200).
+    style = " ".join(PAGE_STYLE.split())
+    assert "grid-template-columns: minmax(0, 1fr) minmax(0, 1fr)" in style
+    assert ".sides > section { min-width: 0; }" in style
+    assert "white-space: pre-wrap; overflow-wrap: anywhere;" in style
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no headless Chromium here")
+def test_the_side_by_side_page_does_not_scroll_sideways_in_chromium(tmp_path: Path) -> None:
+    long_line = "VERY_LONG = " + repr("y" * 400) + "\n"
+    files = {}
+    for name in ("alice", "bob"):
+        files[name] = tmp_path / f"{name}.py"
+        files[name].write_text((CLASS / f"{name}.py").read_text() + long_line)
+    found = similarity.compare(files, names={"alice": "Alice Ashworth-Longname " * 3})
+    page = dict(found.pages)[found.listed[0].page]
+    probe = ('<script>document.body.insertAdjacentHTML("beforeend", "<p id=probe>" + '
+             'document.documentElement.scrollWidth + "/" + '
+             'document.documentElement.clientWidth + "</p>")</script></body>')
+    (tmp_path / "page.html").write_text(page.replace("</body>", probe), encoding="utf-8")
+    dom = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
+                          "--window-size=1200,900", "--dump-dom",
+                          (tmp_path / "page.html").as_uri()],
+                         capture_output=True, text=True, timeout=120).stdout
+    scroll, client = map(int, re.search(r'<p id="probe">(\d+)/(\d+)', dom).groups())
+    assert scroll <= client
