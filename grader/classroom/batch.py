@@ -161,7 +161,7 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
         if options.similarity is not None and not stop.is_set():
             try:
                 found = compare_and_write(folder.root, _sources(submissions),
-                                          options.similarity)
+                                          options.similarity, _names(submissions))
             except KeyboardInterrupt:
                 stop.set()
         state = _BatchState(folder, submissions, progress or _Silent(), len(plan.to_grade),
@@ -174,7 +174,9 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
                     if stop.is_set():
                         break
                     scratch = folder.pending / f"{submission.student_id}.{uuid.uuid4().hex[:8]}"
-                    job = Job(submission, options.grading, scratch, options.timeout)
+                    # The name is only the report's label: the grade never sees it.
+                    job = Job(submission, options.grading, scratch, options.timeout,
+                              student_name=submission.name)
                     state.futures[_submit(runner, job)] = submission
                 state.collect(stop=stop)
             except KeyboardInterrupt:
@@ -205,6 +207,12 @@ def _sources(submissions: list[Submission]) -> dict[str, Path]:
     """The file of every submission that can be read as source, by student id."""
     return {submission.student_id: submission.path for submission in submissions
             if submission.path is not None and submission.problem is None}
+
+
+def _names(submissions: list[Submission]) -> dict[str, str]:
+    """Each submission's student name (a group's: its names), when the LMS or roster told."""
+    return {submission.student_id: submission.name for submission in submissions
+            if submission.name}
 
 
 def _submit(runner: Runner, job: Job) -> concurrent.futures.Future:

@@ -706,3 +706,25 @@ def test_names_in_a_zip_without_the_utf8_flag_are_read_as_their_maker_meant(
     found, warnings = find_submissions(archive, tmp_path / "work")
     assert warnings == []
     assert [(s.student_id, s.name) for s in found] == [("12345", "José Núñez")]
+
+
+def test_each_grade_is_asked_to_name_its_student_when_the_batch_knows_the_name(
+        tmp_path: Path) -> None:
+    from grader.classroom.roster import parse_roster
+
+    root = tmp_path / "moodle"
+    copy(CONSTANT, root / "Ada Lovelace_12345_assignsubmission_file_" / "mm_player.py")
+    copy(CONSTANT, root / "bob.py")
+    copy(CONSTANT, root / "carol.py")
+    found, _ = find_submissions(root, tmp_path / "work")
+    roster = parse_roster(b"id,name\n12345,Ada Lovelace\nbob,Bob Babbage\ncarol,\n"
+                          b"dora,Dora D\n99,Test Student\n")
+    runner = FakeRunner(lambda job: Attempt(job.submission.student_id, 0, results_json(5.0)))
+    out = tmp_path / "out"
+    run_batch(found, BatchOptions(out=out, roster=roster), runner)
+    assert {job.submission.student_id: job.student_name for job in runner.jobs} == {
+        "12345": "Ada Lovelace", "bob": "Bob Babbage", "carol": ""}
+    # Canvas's Test Student handed in nothing on purpose: no row, in the book or the summary
+    _, rows = read_gradebook(out)
+    assert sorted(rows) == ["12345", "bob", "carol", "dora"]
+    assert "Test Student" not in (out / "summary.html").read_text(encoding="utf-8")
