@@ -27,6 +27,12 @@ Starts ``python -m grader serve`` on 127.0.0.1 with a roster of ``--students`` s
    (first start to last finish) against batch's wall time; the server process's memory
    (VmRSS from /proc, sampled, and its peak VmHWM) and how many grading runs it had at once.
 
+Before the rush (an idle server, after the probe), one client asks for the probe's
+submission (``GET /api/submissions/ID``, as a waiting page polls) ``--connection-requests``
+times on one kept-alive connection, then as often with a fresh connection each time: p50,
+p95 and requests per second of each. ``--connections-only`` does only that (and the probe's
+hand-in it needs), then stops the server.
+
 Bounded: at most ``--limit`` seconds of waiting for the reports (default 3600; then it says
 what was left), every request has a timeout, the server is stopped at the end. Needs httpx
 (the test extra). Not a test: pytest does not collect bench_*.py, and CI does not run it.
@@ -41,6 +47,7 @@ import math
 import os
 import random
 import re
+import resource
 import shutil
 import signal
 import statistics
@@ -117,6 +124,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="stop waiting for reports after this long (default 3600)")
     parser.add_argument("--no-batch", action="store_true", help="skip the batch comparison")
     parser.add_argument("--no-probe", action="store_true", help="skip the empty-queue timing")
+    parser.add_argument("--connection-requests", type=int, default=300, metavar="N",
+                        help="requests for each connection measure (default 300; 0: none)")
+    parser.add_argument("--connections-only", action="store_true",
+                        help="only the kept-alive and fresh connection measures")
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
@@ -206,17 +217,48 @@ def proc_kib(pid: int, key: str) -> int:
     return 0
 
 
-def children(pid: int) -> int:
-    """How many processes have ``pid`` as parent (the grading runs of the server)."""
-    count = 0
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) process ``pid`` has used itself, its children not
+    counted; 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """This benchmark's own CPU time (its clients share the cores with the server)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def parents() -> dict[int, int]:
+    """Every process's parent, from one pass over /proc."""
+    found = {}
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
                 with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
-                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
-                        count += 1
+                    found[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
             except (OSError, ValueError, IndexError):
                 continue
+    return found
+
+
+def children(pid: int) -> int:
+    """How many grading runs the server ``pid`` has: the children its warm servers forked,
+    and its cold ``python -m grader grade`` children (a warm server itself is no run)."""
+    parent_of = parents()
+    count = 0
+    for child in [child for child, parent in parent_of.items() if parent == pid]:
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as cmdline:
+                warm = b"grader.classroom.warm" in cmdline.read()
+        except OSError:
+            continue
+        count += sum(parent == child for parent in parent_of.values()) if warm else 1
     return count
 
 
@@ -319,8 +361,9 @@ async def rush(url: str, pid: int, writers: list[Student], readers: list[Student
     return figures, time.monotonic() - start
 
 
-def empty_queue(url: str, token: str, path: Path) -> tuple[float, float]:
-    """(server seconds from received to finished, client seconds from the 201 to done)."""
+def empty_queue(url: str, token: str, path: Path) -> tuple[float, float, int]:
+    """(server seconds from received to finished, client seconds from the 201 to done, the
+    submission's id)."""
     with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT,
                       headers={"authorization": f"Bearer {token}"}) as client:
         answer = client.post("/api/submissions", files={"file": ("mm_player.py",
@@ -335,7 +378,39 @@ def empty_queue(url: str, token: str, path: Path) -> tuple[float, float]:
                 break
             time.sleep(0.1)
     server = (iso(state["finished_at"]) - iso(state["received_at"])).total_seconds()
-    return server, seen
+    return server, seen, number
+
+
+def connection_latency(url: str, token: str, path: str, count: int
+                       ) -> dict[str, tuple[float, float, float]]:
+    """``count`` GETs of ``path`` on one kept-alive connection, then ``count`` with a fresh
+    connection each (``Connection: close``): {kind: (p50 s, p95 s, requests per second)}.
+
+    A browser keeps its connection alive, so every poll after the first goes the first way;
+    a server that holds back a response's body until the client's delayed ACK (Nagle's
+    algorithm on the accepted socket) shows ~40 ms there and not on fresh connections."""
+    figures: dict[str, tuple[float, float, float]] = {}
+    headers = {"authorization": f"Bearer {token}"}
+    for kind, extra in (("one kept-alive connection", {}),
+                        ("a fresh connection each", {"connection": "close"})):
+        with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT,
+                          headers={**headers, **extra}) as client:
+            client.get(path).raise_for_status()        # the first: opens the connection
+            times = []
+            began = time.perf_counter()
+            for _ in range(count):
+                started = time.perf_counter()
+                client.get(path).raise_for_status()
+                times.append(time.perf_counter() - started)
+            took = time.perf_counter() - began
+        figures[kind] = (statistics.median(times), percentile(times, 0.95), count / took)
+    return figures
+
+
+def show_connection_latency(figures: dict[str, tuple[float, float, float]]) -> None:
+    for kind, (median, p95, rate) in figures.items():
+        print(f"  {kind:28} p50 {1000 * median:6.2f} ms, p95 {1000 * p95:6.2f} ms, "
+              f"{rate:7.0f} requests/s", flush=True)
 
 
 def iso(text: str) -> datetime:
@@ -417,15 +492,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"serving on {url} (pid {server.pid}), RSS {proc_kib(server.pid, 'VmRSS') / 1024:.0f} "
               "MiB at rest", flush=True)
 
-        if not args.no_probe:
+        probe: int | None = None
+        if not args.no_probe or args.connections_only:
             grade = grade_seconds(PLAIN)
-            on_server, seen = empty_queue(url, tokens["probe"], PLAIN)
+            on_server, seen, probe = empty_queue(url, tokens["probe"], PLAIN)
             print(f"\nempty queue, {PLAIN.name}: received -> report {on_server:.2f} s on the "
                   f"server ({seen:.2f} s seen by the client); python -m grader grade: "
                   f"{grade:.2f} s; difference {on_server - grade:+.2f} s", flush=True)
+        if args.connection_requests > 0:
+            path = f"/api/submissions/{probe}" if probe is not None else "/api/submissions"
+            print(f"\nan idle server, GET {path} x {args.connection_requests}:", flush=True)
+            show_connection_latency(connection_latency(url, tokens["probe"], path,
+                                                       args.connection_requests))
+        if args.connections_only:
+            return 0
 
         print(f"\nthe rush: {len(writers)} hand-ins ...", flush=True)
+        server_cpu, clients_cpu = cpu_seconds(server.pid), own_cpu_seconds()
         figures, took = asyncio.run(rush(url, server.pid, writers, readers, args, rng))
+        server_cpu = cpu_seconds(server.pid) - server_cpu
+        clients_cpu = own_cpu_seconds() - clients_cpu
         graded = [s for s in writers if s.final.get("status") in ("done", "error")]
         errors = [s for s in graded if s.final["status"] == "error"]
         refused = [s for s in writers if s.refused]
@@ -446,6 +532,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{proc_kib(server.pid, 'VmHWM') / 1024:.0f} MiB; grading runs at once: "
               f"median {statistics.median(busy):g}, max {max(busy)}; all {args.jobs} busy "
               f"{100 * full:.0f}% of the rush")
+        print(f"CPU during the rush ({took:.0f} s, {os.cpu_count()} cores): the web process "
+              f"{server_cpu:.1f} s ({100 * server_cpu / took / (os.cpu_count() or 1):.1f}% of "
+              f"the machine), the benchmark's clients {clients_cpu:.1f} s "
+              f"({100 * clients_cpu / took / (os.cpu_count() or 1):.1f}%)")
         runs = [(iso(s.final["finished_at"]) - iso(s.final["started_at"])).total_seconds()
                 for s in graded if s.final.get("started_at") and s.final.get("finished_at")]
         if graded:
