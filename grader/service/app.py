@@ -8,32 +8,36 @@ Every page is a Jinja2 template with autoescaping (student text is never marked 
 response carries a Content-Security-Policy that forbids inline scripts; every form that
 changes something carries the session's CSRF token; an unexpected error shows a page with an
 id that the log also has, never a traceback. A student may only see their own submissions:
-any other id answers 404 with the same body as a missing one. ``app.state`` holds ``store``,
-``queue``, ``settings`` and ``templates`` for the instructor's routes.
+any other id answers 404 with the same body as a missing one, and so does an id no database
+could hold. Sessions are the server's (:mod:`grader.service.sessions`); under an https://
+base URL every answer also says Strict-Transport-Security. ``app.state`` holds ``store``,
+``queue``, ``settings``, ``sessions`` and ``templates`` for the routes.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import logging
 import secrets
 from pathlib import Path
-from typing import Any, AsyncIterator
+from typing import Any, AsyncIterator, Callable
 
 import jinja2
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.convertors import IntegerConvertor
 from starlette.middleware import Middleware
-from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Mount
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grader.service import auth, instructor, signin, student_routes
+from grader.service import auth, instructor, records_routes, sessions, signin, student_routes
+from grader.service.folder import secure_course_folder
 from grader.service.intake import show_size
 from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
                                   error_response)
@@ -49,20 +53,34 @@ HERE = Path(__file__).resolve().parent
 DATABASE = "course.sqlite3"
 
 
-def open_store(data: Path) -> Store:
-    """The course's database in ``data`` (folder, key and database made on the first start)."""
+HSTS = b"max-age=31536000"      # a year: browsers then refuse http:// for the course's host
+SQLITE_MAX_INTEGER = 2 ** 63 - 1
+
+
+def open_store(data: Path, tell: Callable[[str], None] | None = None) -> Store:
+    """The course's database in ``data`` (folder, key and database made on the first start).
+
+    The folder is made private first (:func:`secure_course_folder`): each change is passed
+    to ``tell`` (default: logged as a warning), e.g. "made ttt-course 0700 (was 0755): ...".
+
+        store = open_store(Path("ttt-course"), tell=print)
+    """
     data = Path(data)
-    data.mkdir(parents=True, exist_ok=True)
+    for message in secure_course_folder(data):
+        (tell or log.warning)(message)
     return Store(data / DATABASE, auth.load_secret(data))
 
 
 # --- middleware --------------------------------------------------------------------------
 
 class SecurityHeaders:
-    """Adds the Content-Security-Policy and its companions to every response."""
+    """Adds the Content-Security-Policy and its companions to every response, and with
+    ``https`` (the course is served under an https:// base URL) Strict-Transport-Security."""
 
-    def __init__(self, app: ASGIApp) -> None:
+    def __init__(self, app: ASGIApp, https: bool = False) -> None:
         self.app = app
+        self.headers = SECURITY_HEADERS + ([(b"strict-transport-security", HSTS)] if https
+                                           else [])
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -73,7 +91,7 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 names = {name for name, _ in message.get("headers", [])}
                 message["headers"] = list(message.get("headers", [])) + [
-                    header for header in SECURITY_HEADERS if header[0] not in names]
+                    header for header in self.headers if header[0] not in names]
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
@@ -111,6 +129,33 @@ class BodyLimit:
 
 async def _refuse_body() -> Message:
     raise HTTPException(413)
+
+
+# --- ids a database can hold ---------------------------------------------------------------
+
+class SQLiteInteger(IntegerConvertor):
+    """``{number:int}`` of a route, answered 404 when SQLite could not hold it (an id of 23
+    digits made the query raise OverflowError: a 500 and two tracebacks in the log)."""
+
+    def convert(self, value: str) -> int:
+        # len first: int() of over 4300 digits raises ValueError (Python's own limit)
+        if len(value.lstrip("0")) > len(str(SQLITE_MAX_INTEGER)) or \
+                int(value) > SQLITE_MAX_INTEGER:
+            raise HTTPException(404)          # answered as any missing page
+        return int(value)
+
+
+def _sqlite_ids(route: BaseRoute) -> BaseRoute:
+    """``route`` with its ``:int`` parameters bounded to SQLite's integers (a copy: the
+    route lists of the other modules are left as they are)."""
+    if not isinstance(route, Route) or not any(isinstance(convertor, IntegerConvertor)
+                                               for convertor in route.param_convertors.values()):
+        return route
+    bounded = copy.copy(route)
+    bounded.param_convertors = {
+        name: SQLiteInteger() if isinstance(convertor, IntegerConvertor) else convertor
+        for name, convertor in route.param_convertors.items()}
+    return bounded
 
 
 # --- errors ------------------------------------------------------------------------------
@@ -174,19 +219,19 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         finally:
             await run_in_threadpool(queue.stop)
 
-    routes: list[BaseRoute] = [
+    routes: list[BaseRoute] = [_sqlite_ids(route) for route in [
         *student_routes.routes,
         *signin.routes,
         *instructor.routes,
+        *records_routes.routes,
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
-    ]
-    secret = auth.load_secret(settings.data)
+    ]]
+    server_sessions = sessions.Sessions(store.database, auth.load_secret(settings.data))
     middleware = [
-        Middleware(SecurityHeaders),
+        Middleware(SecurityHeaders, https=settings.secure_cookies),
         Middleware(BodyLimit, limit=settings.max_size * 4 + REQUEST_OVERHEAD),
-        Middleware(SessionMiddleware, secret_key=secret.hex(), session_cookie=auth.SESSION_COOKIE,
-                   max_age=auth.SESSION_MAX_AGE, same_site="lax",
-                   https_only=settings.secure_cookies),
+        Middleware(sessions.ServerSessions, sessions=server_sessions,
+                   identify_hash=store.identify_hash),
     ]
     handlers: dict[Any, Any] = {HTTPException: _http_error, auth.NotSignedIn: _not_signed_in,
                                 auth.Forbidden: _forbidden, auth.CsrfError: _csrf,
@@ -196,6 +241,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
     app.state.store = store
     app.state.queue = queue
     app.state.settings = settings
+    app.state.sessions = server_sessions
     app.state.templates = templates
     return app
 

@@ -4,9 +4,10 @@ A sign-in token is ``HMAC-SHA256(course key, nonce)`` in URL-safe base64 (256 bi
 course key (DATA/secret.key, 0600, 32 random bytes) and a random nonce per person. The
 database keeps the nonce and the token's SHA-256, never the token: a copy of the database
 alone signs nobody in, and ``--links`` can still print every link. Renewing a link draws a
-new nonce. Sessions are Starlette's signed cookies (HttpOnly, SameSite=Lax) holding the
-token's hash, so a revoked or renewed link ends its sessions too; every form that changes
-something carries the session's CSRF token (:func:`require_csrf`).
+new nonce. Sessions are the server's (:mod:`grader.service.sessions`): the cookie holds a
+random id, the database the id's hash with the token's hash, so signing out, a revoked or a
+renewed link ends them. Every form that changes something carries the session's CSRF token,
+an HMAC of the session id (:func:`csrf_for`, :func:`require_csrf`).
 
 >>> token = derive_token(b"k" * 32, "nonce")
 >>> len(token), token == derive_token(b"k" * 32, "nonce")
@@ -26,6 +27,7 @@ from typing import Any, Mapping
 SECRET_FILE = "secret.key"
 SESSION_COOKIE = "ttt_session"
 SESSION_MAX_AGE = 30 * 24 * 3600       # a term's sign-in lasts a month; the link signs in again
+SESSION_IDLE = 14 * 24 * 3600          # a session unused for two weeks ends (a lost laptop's)
 CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
 
@@ -84,24 +86,41 @@ def bearer_token(headers: Mapping[str, str]) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def sign_in(session: dict[str, Any], token_hash: str) -> None:
-    """Start a session for the holder of the token with ``token_hash`` (a fresh CSRF token)."""
-    session.clear()
-    session["token_hash"] = token_hash
-    session[CSRF_FIELD] = secrets.token_urlsafe(32)
-
-
 def session_token_hash(session: Mapping[str, Any]) -> str | None:
+    """The token hash of a session's mapping (``request.session``), or None without one."""
     value = session.get("token_hash")
     return value if isinstance(value, str) else None
 
 
-def csrf_token(session: dict[str, Any]) -> str:
-    """This session's CSRF token (made when missing), for the forms of a page."""
+def session_of(request: Any) -> Mapping[str, Any]:
+    """``request.session``, or an empty mapping where no session middleware ran (Starlette's
+    ``request.session`` asserts instead: a request without one is simply signed out)."""
+    scope = getattr(request, "scope", None)
+    session = scope.get("session") if scope is not None else getattr(request, "session", None)
+    return session if session is not None else {}
+
+
+def csrf_for(secret: bytes, session_id: str) -> str:
+    """The CSRF token of the session ``session_id``: an HMAC under the course key, so it is
+    never stored and another site, which cannot read the cookie, cannot compute it.
+
+    >>> csrf_for(b"k" * 32, "a") == csrf_for(b"k" * 32, "a") != csrf_for(b"k" * 32, "b")
+    True
+    """
+    digest = hmac.new(secret, b"csrf\0" + session_id.encode("utf-8", "replace"),
+                      hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=")
+
+
+def csrf_token(session: Mapping[str, Any]) -> str:
+    """This session's CSRF token, for the forms of a page ("" without a session: a signed-out
+    browser has nothing a form could change, and :func:`require_csrf` refuses "").
+
+    >>> csrf_token({"csrf": "t"}), csrf_token({})
+    ('t', '')
+    """
     token = session.get(CSRF_FIELD)
-    if not isinstance(token, str):
-        token = session[CSRF_FIELD] = secrets.token_urlsafe(32)
-    return token
+    return token if isinstance(token, str) else ""
 
 
 def require_csrf(request: Any, form: Mapping[str, Any] | None = None) -> None:
@@ -117,9 +136,9 @@ def require_csrf(request: Any, form: Mapping[str, Any] | None = None) -> None:
     grader.service.auth.CsrfError: this form is out of date or came from another site: \
 reload the page and try again
     """
-    expected = request.session.get(CSRF_FIELD)
+    expected = csrf_token(session_of(request))
     sent = form.get(CSRF_FIELD) if form is not None else request.headers.get(CSRF_HEADER)
-    if not (isinstance(expected, str) and isinstance(sent, str) and same(expected, sent)):
+    if not (expected and isinstance(sent, str) and same(expected, sent)):
         raise CsrfError("this form is out of date or came from another site: "
                         "reload the page and try again")
 
@@ -142,9 +161,7 @@ def current_identity(request: Any) -> Any:
     token = bearer_token(request.headers)
     if token is not None:
         return store.identify(token)
-    if "session" not in request.scope:
-        return None
-    token_hash = session_token_hash(request.session)
+    token_hash = session_token_hash(session_of(request))
     return None if token_hash is None else store.identify_hash(token_hash)
 
 
