@@ -1,18 +1,21 @@
 """What must never happen (issue 16, security): a student reading another's submission, a
 token stored in clear, an inline script, student text unescaped, a stack trace shown, a
-form accepted from another site. No grading here: submissions are put in the database."""
+form accepted from another site, a course folder others can read. No grading here:
+submissions are put in the database. (Sessions: test_sessions.py.)"""
 
 from __future__ import annotations
 
 import json
 import re
 import sqlite3
+import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from grader.service.folder import secure_course_folder
 from service_helpers import ROOT, Server, add_students, open_store, start_server
 
 EVIL_SCRIPT = "<script>alert(1)</script>"
@@ -51,6 +54,7 @@ def course(tmp_path_factory) -> Server:
     data = tmp_path_factory.mktemp("security") / "course"
     add_students(data, STUDENTS)
     open_store(data).ensure_instructor()
+    _as_an_earlier_release_left_it(data)
     server = start_server(data, "--jobs", "1")
     server.ids = {  # type: ignore[attr-defined]
         "alice": _insert_done(data, "alice", f"{EVIL_IMG}.py", RESULTS),
@@ -59,6 +63,23 @@ def course(tmp_path_factory) -> Server:
     }
     yield server
     server.stop()
+
+
+def _as_an_earlier_release_left_it(data: Path) -> None:
+    """The folder 0755, the database 0644, a grading run's file 0644 (the server tightens
+    them when it starts)."""
+    data.chmod(0o755)
+    (data / "course.sqlite3").chmod(0o644)
+    run = data / "work" / "7"
+    run.mkdir(parents=True)
+    (run / "mm_player.py").write_text("x = 1\n")
+    for path in (data / "work", run):
+        path.chmod(0o755)
+    (run / "mm_player.py").chmod(0o644)
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.lstat().st_mode)
 
 
 def _pages(course: Server) -> dict[str, object]:
@@ -167,7 +188,8 @@ def test_sessions_are_httponly_samesite_and_forms_need_the_csrf_token(course: Se
     client = course.client()
     answer = client.get(f"/s/{course.token('bob')}")
     cookie = answer.headers["set-cookie"].lower()
-    assert "httponly" in cookie and "samesite=lax" in cookie
+    assert "httponly" in cookie and "samesite=lax" in cookie and "path=/" in cookie
+    assert "secure" not in cookie and "strict-transport-security" not in answer.headers
     refused = client.post("/submit", files={"file": ("mm_player.py", b"x = 1\n")},
                           data={"csrf": "forged"})
     assert refused.status_code == 403 and "another site" in refused.text
@@ -175,3 +197,46 @@ def test_sessions_are_httponly_samesite_and_forms_need_the_csrf_token(course: Se
     assert client.get("/").status_code == 200 and "Hand in" in client.get("/").text
     history = course.client("bob").get("/api/submissions").json()["submissions"]
     assert [row["id"] for row in history] == [course.ids["bob"]]     # nothing was stored
+
+
+def test_the_server_makes_the_course_folder_private_when_it_starts(course: Server):
+    data = course.data
+    assert _mode(data) == 0o700
+    assert _mode(data / "work") == _mode(data / "work" / "7") == 0o700
+    for path in (data / "course.sqlite3", data / "secret.key", data / "work/7/mm_player.py"):
+        assert _mode(path) == 0o600, path
+    assert all(_mode(path) == 0o600 for path in data.glob("course.sqlite3*"))
+
+
+def test_secure_course_folder_tightens_what_others_could_read_and_says_so(tmp_path: Path):
+    fresh = tmp_path / "new" / "course"
+    assert secure_course_folder(fresh) == [] and _mode(fresh) == 0o700
+    data = tmp_path / "course"
+    (data / "configs").mkdir(parents=True)
+    (data / "backups").mkdir()
+    outside = tmp_path / "elsewhere.txt"
+    for path, mode in ((data / "course.sqlite3", 0o644), (data / "course.sqlite3-wal", 0o644),
+                       (data / "secret.key", 0o600), (data / "readonly.txt", 0o400),
+                       (data / "configs" / "001-default.cfg", 0o664),
+                       (data / "backups" / "old.sqlite3", 0o644), (outside, 0o644)):
+        path.write_text("x")
+        path.chmod(mode)
+    (data / "link.txt").symlink_to(outside)
+    for folder in (data, data / "configs", data / "backups"):
+        folder.chmod(0o755)
+    messages = secure_course_folder(data)
+    assert messages[0] == (f"made {data} 0700 (was 0755): other users could list and open "
+                           "the course's files")
+    assert sorted(messages[1:]) == sorted([
+        f"made {data / 'configs'} 0700 (was 0755): other users could list and open the "
+        "course's files",
+        f"made {data / 'configs' / '001-default.cfg'} 0600 (was 0664): other users could "
+        "read it",
+        f"made {data / 'course.sqlite3'} 0600 (was 0644): other users could read it",
+        f"made {data / 'course.sqlite3-wal'} 0600 (was 0644): other users could read it"])
+    assert _mode(data) == 0o700 and _mode(data / "readonly.txt") == 0o400
+    assert _mode(outside) == 0o644                      # a link is never followed
+    assert _mode(data / "backups") == 0o755             # not the course's: unreachable now
+    assert secure_course_folder(data) == []
+    with pytest.raises(NotADirectoryError, match="the course's folder"):
+        secure_course_folder(outside)
