@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import stat
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -24,7 +25,11 @@ PER_HOUR = 3
 def course(tmp_path_factory) -> Server:
     data = tmp_path_factory.mktemp("app") / "course"
     add_students(data, [(name, name.title(), f"{name}@example.org")
-                        for name in ("alice", "bob", "carol", "dave", "erin")])
+                        for name in ("alice", "bob", "carol", "dave", "erin", "frank")])
+    for path in (data, data / "work"):       # as an earlier release left it: others could read
+        path.mkdir(exist_ok=True)
+        path.chmod(0o755)
+    (data / "course.sqlite3").chmod(0o644)
     server = start_server(data, "--jobs", "1", "--max-size", str(MAX_SIZE),
                           "--per-hour", str(PER_HOUR))
     yield server
@@ -77,6 +82,20 @@ def test_a_correct_file_gets_the_score_and_report_grade_gives_it(course: Server,
     download = browser.get(f"/submissions/{received['id']}/file")
     assert download.content == FAST.read_bytes()
     assert _count(course, "alice") == 1                         # the refused one left no row
+
+
+@pytest.mark.timeout(900)
+def test_grading_works_in_the_course_folder_the_server_made_private(course: Server):
+    # The server tightens DATA and DATA/work at start; the grading runs still read
+    # DATA/work/ID/mm_player.py (as the server's user; the sandbox gets a copy).
+    for path in (course.data, course.data / "work"):
+        assert stat.S_IMODE(path.stat().st_mode) == 0o700, path
+    assert stat.S_IMODE((course.data / "course.sqlite3").stat().st_mode) == 0o600
+    client = course.client("frank")
+    answer = _submit(client, FAST.read_bytes())
+    assert answer.status_code == 201, answer.text
+    done = course.wait_done(client, answer.json()["id"])
+    assert done["status"] == "done" and done["score"] == done["max_score"] == 100, done
 
 
 @pytest.mark.parametrize("name, content, status, message", [
