@@ -32,6 +32,9 @@ from student.yardstick import pick_cpu
 
 TEMPLATE = Path(__file__).resolve().with_name("mm_player.py")
 STUDENT_PLAYER = "student.mm_player:move_wrapper"
+PRINTED_PER_CALL = 5   # lines of what mm_move printed shown under a check
+PRINTED_IN_ALL = 30    # and in the whole run: after that, only how many lines
+PAD = "        "      # under a check's line
 
 PLAY = console.ConsoleConfig(
     prog="python -m student",
@@ -254,9 +257,28 @@ class _CheckRun:
         self.notes: dict[str, None] = {}   # an ordered set: each said once, at the end
         self.speed_said = "not judged"
         self.speed_ok = False
+        self.printed_shown = 0     # lines of printed output shown so far
+        self.speed_printed = 0     # lines mm_move printed during the speed checks
 
     def say(self, text: str) -> None:
         print(text, file=self.stdout)
+
+    def show_printed(self, who: str, lines: Sequence[str], count: int, when: str = "",
+                     indent: str = PAD) -> None:
+        """Show the first of ``lines`` (``count`` in all) that ``who`` printed, labelled,
+        while the run has room for them; else say plainly how many lines were hidden."""
+        heading = f"{indent}{who} printed {count} {'line' if count == 1 else 'lines'}{when}"
+        room = min(PRINTED_PER_CALL, PRINTED_IN_ALL - self.printed_shown)
+        if room <= 0:
+            self.say(f"{heading} (not shown: a check shows the first {PRINTED_IN_ALL} "
+                     "printed lines of its run)")
+            return
+        shown = lines[:room]
+        self.say(f"{heading}:")
+        self.say("\n".join(f"{PAD}| {line}" for line in shown))
+        if count > len(shown):
+            self.say(f"{PAD}| ... and {count - len(shown)} more (not shown)")
+        self.printed_shown += len(shown)
 
     def limits(self, cpu: float | None) -> Limits:
         """A call's limits: ``cpu`` seconds of CPU time, and a wall-clock backstop."""
@@ -283,7 +305,7 @@ class _CheckRun:
     def checks(self) -> None:
         """The public checks; stop at the first call that does not return."""
         shown_details: set[str] = set()
-        games_said = False
+        games_said = imports_said = False
         for index, check in enumerate(CHECKS):
             empties = sum(row.count(EMPTY) for row in check.grid)
             cpu = (self.calibration.stuck_limit(check.dim, check.reverse, empties)
@@ -292,15 +314,23 @@ class _CheckRun:
             if reply.import_calls and not games_said:
                 self.say(_paused_note(reply.import_calls))
                 games_said = True
+            if reply.import_printed_lines and not imports_said:   # the same at every import
+                self.show_printed("note: your file", reply.import_printed,
+                                  reply.import_printed_lines, " when it was imported", "")
+                imports_said = True
             verdict = judge(check, reply)
             self.notes.update(dict.fromkeys(verdict.notes))
             if verdict.passed:
                 self.passed += 1
                 self.say(f"  ok    {check.name}")
+            else:
+                self.failed += 1
+                self.say(_failure(verdict, repeated=verdict.details in shown_details))
+                shown_details.add(verdict.details)
+            if reply.printed_lines:
+                self.show_printed("mm_move", reply.printed, reply.printed_lines)
+            if verdict.passed:
                 continue
-            self.failed += 1
-            self.say(_failure(verdict, repeated=verdict.details in shown_details))
-            shown_details.add(verdict.details)
             if reply.kind == TIMEOUT:   # stuck: the others would most likely be too
                 self.stuck = check.name
                 rest = len(CHECKS) - index - 1
@@ -325,8 +355,10 @@ class _CheckRun:
         assert calibration is not None
 
         def ask(tier: Tier, cpu: float) -> Reply:
-            return call_mm_move(self.path, tier.dim, tier.reverse, tier.grid, tier.player,
-                                self.limits(cpu))
+            reply = call_mm_move(self.path, tier.dim, tier.reverse, tier.grid, tier.player,
+                                 self.limits(cpu))
+            self.speed_printed += reply.printed_lines
+            return reply
 
         self.say(f"Speed, as the grader judges it: {len(TIERS)} positions, the hardest of "
                  "each size, mode and number of empty squares that decides a limit.")
@@ -339,6 +371,9 @@ class _CheckRun:
         self.progress.clear()
         for line in summary(results):
             self.say(f"  {line}")
+        if self.speed_printed:
+            self.say(f"  mm_move printed {self.speed_printed:,} lines during the speed checks "
+                     "(not shown); printing takes time, and the grader times it too")
         statuses = {measured.status for measured in results}
         if STUCK in statuses:
             self.speed_said = "not judged (mm_move did not return on a position)"

@@ -110,6 +110,10 @@ class Reply:
     import_calls: tuple[str, ...] = ()    # games the file started when imported (paused)
     cpu_seconds: float = 0.0    # the call's CPU time (not the import's)
     waited: bool = False        # stopped by the wall clock: it was not computing
+    printed: tuple[str, ...] = ()          # the first lines the call printed
+    printed_lines: int = 0                 # how many lines it printed in all
+    import_printed: tuple[str, ...] = ()   # the same for the import of the file
+    import_printed_lines: int = 0
 
 
 @dataclass(frozen=True)
@@ -227,13 +231,14 @@ def call_mm_move(path: Path, dim: int, reverse: bool, grid: Sequence[Sequence[in
     score = data.get("score")
     cpu = data.get("cpu_seconds")
     cpu = float(cpu) if isinstance(cpu, (int, float)) else 0.0
+    outputs = _outputs(data)   # what the file printed at import and in the call
     if kind == TIMEOUT and data.get("waited") is True:
         return Reply(TIMEOUT, cpu_seconds=cpu, waited=True, message=(
             f"did not return within its limit of {limits.cpu:.2f} s: it computed for only "
-            f"{cpu:.2f} s, the rest it spent sleeping or waiting"))
+            f"{cpu:.2f} s, the rest it spent sleeping or waiting"), **outputs)
     if kind == TIMEOUT:
         return Reply(TIMEOUT, cpu_seconds=cpu, message=(
-            f"did not return within its limit of {limits.cpu:.2f} s of CPU time"))
+            f"did not return within its limit of {limits.cpu:.2f} s of CPU time"), **outputs)
     return Reply(
         kind=str(kind), answer=str(data.get("answer", "")),
         score=score if type(score) is int else None,
@@ -242,7 +247,22 @@ def call_mm_move(path: Path, dim: int, reverse: bool, grid: Sequence[Sequence[in
         problem=str(data.get("problem", "")),
         notes=tuple(str(note) for note in data.get("notes", ())),
         import_calls=tuple(str(call) for call in data.get("import_calls", ())),
-        cpu_seconds=cpu)
+        cpu_seconds=cpu, **outputs)
+
+
+def _outputs(data: dict) -> dict:
+    """What the child says the file printed, checked: lists of text and counts, or none.
+
+    >>> _outputs({"printed": ["hi"], "printed_lines": 1, "import_printed": 3})
+    {'printed': ('hi',), 'printed_lines': 1, 'import_printed': (), 'import_printed_lines': 0}
+    """
+    found = {}
+    for name in ("printed", "import_printed"):
+        lines, count = data.get(name), data.get(f"{name}_lines")
+        valid = isinstance(lines, list) and type(count) is int and count >= 0
+        found[name] = tuple(str(line) for line in lines) if valid else ()
+        found[f"{name}_lines"] = count if valid else 0
+    return found
 
 
 def _decode(stdout: str) -> dict | None:

@@ -7,8 +7,11 @@ imports PATH (the course's modules resolved as ``provided.course`` says, any gam
 at import paused), calls its ``mm_move`` on that board, and writes one JSON line to
 stdout: ``{"kind": "answer", "answer": "(1, (0, 0))", "score": 1, "move": [0, 0],
 "cpu_seconds": 0.0001}`` (see ``student.checks`` for the kinds). The answer is read by
-``provided.answers``, as the grader reads it. Anything the student's code prints goes to
-stderr, so it cannot garble the answer.
+``provided.answers``, as the grader reads it. What the student's code prints (``print``,
+``sys.stdout``, ``sys.stderr``) is kept apart, for the import and for the call, and its
+first lines and count travel in the JSON line (``import_printed``, ``printed``), so the
+check can show them without garbling the answer; output written past Python's streams
+(os.write, C code) goes to stderr.
 
 The call (not the import) may use ``cpu_limit`` seconds of CPU time: then it is stopped
 and the line says ``{"kind": "timeout", "cpu_seconds": ...}``, as the grader stops a call
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import io
 import json
 import os
 import signal
@@ -37,6 +41,9 @@ from student.yardstick import pin
 
 WAIT_GRACE = 1.5   # a call active this many times its CPU limit is not computing: stop it
 WATCH_EVERY = 0.02   # seconds between two looks at a call's CPU and active time
+KEPT_LINES = 20      # lines of printed output sent back (the rest are only counted)
+KEPT_CHARS = 4000    # characters of printed output kept, whatever the lines
+LINE_CHARS = 200     # a kept line longer than this is cut
 
 # Our own clocks, taken before any student code can replace the module attributes.
 _cpu_time = time.process_time
@@ -52,8 +59,9 @@ def main() -> None:
     def report(result: dict[str, Any]) -> None:
         os.write(result_fd, (json.dumps(result) + "\n").encode())
 
-    def out_of_time(used: float, waited: bool = False) -> NoReturn:
-        report({"kind": "timeout", "cpu_seconds": used, "waited": waited})
+    def out_of_time(used: float, waited: bool = False,
+                    printed: dict[str, Any] | None = None) -> NoReturn:
+        report({"kind": "timeout", "cpu_seconds": used, "waited": waited, **(printed or {})})
         os._exit(0)   # at once: the student's code cannot catch this
 
     result = call_mm_move(Path(sys.argv[1]), position, out_of_time)
@@ -73,10 +81,32 @@ def call_mm_move(path: Path, position: dict[str, Any],
     (where the system says: Linux), as the grader stops a call that sleeps.
     """
     calls: list[str] = []
+    at_import = Printed()
     try:
-        mm_move = _load(path, calls)
+        with at_import.capturing():
+            mm_move = _load(path, calls)
     except _LoadFailure as exc:
         return {"kind": "load_error", "message": str(exc)}
+    printed = Printed()
+
+    def outputs() -> dict[str, Any]:
+        return {**at_import.report("import_printed"), **printed.report("printed")}
+
+    stopped = None
+    if out_of_time is not None:
+        def stopped(used: float, waited: bool = False) -> NoReturn:
+            out_of_time(used, waited, outputs())   # with what it printed until then
+
+    with printed.capturing():
+        result = _call(path, mm_move, position, stopped)
+    result.update(outputs())
+    result.setdefault("import_calls", calls)
+    return result
+
+
+def _call(path: Path, mm_move: Callable[..., Any], position: dict[str, Any],
+          out_of_time: Callable[..., NoReturn] | None) -> dict[str, Any]:
+    """Call ``mm_move`` on ``position``'s board; describe the answer (see call_mm_move)."""
     board = TTTBoard(position["dim"], position["reverse"], position["grid"])
     before = repr(board)
     start = _cpu_time()
@@ -91,8 +121,7 @@ def call_mm_move(path: Path, position: dict[str, Any],
     used = _cpu_time() - start
     after = _safe_repr(board)
     seen = plain(answer)
-    result: dict[str, Any] = {"kind": "answer", "answer": show(seen), "import_calls": calls,
-                              "cpu_seconds": used}
+    result: dict[str, Any] = {"kind": "answer", "answer": show(seen), "cpu_seconds": used}
     if after != before:
         result["board_after"] = after
     try:
@@ -102,6 +131,61 @@ def call_mm_move(path: Path, position: dict[str, Any],
     else:
         result.update(score=read.score, move=list(read.move), notes=list(read.notes))
     return result
+
+
+class Printed(io.TextIOBase):
+    """Stands for sys.stdout and sys.stderr while the student's code runs: keeps the first
+    lines printed and counts them all (an endless print costs no memory).
+
+    >>> printed = Printed()
+    >>> with printed.capturing():
+    ...     for i in range(30):
+    ...         print("depth", i)
+    >>> report = printed.report("printed")
+    >>> report["printed_lines"], report["printed"][:2], len(report["printed"])
+    (30, ['depth 0', 'depth 1'], 20)
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.head = ""          # the first KEPT_CHARS characters
+        self.ends = 0         # newlines written
+        self.open_line = False  # the last line has no newline yet: it counts too
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):   # as a real text stream says it
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if text:
+            self.ends += text.count("\n")
+            self.open_line = not text.endswith("\n")
+            if len(self.head) < KEPT_CHARS:
+                self.head += text[:KEPT_CHARS - len(self.head)]
+        return len(text)
+
+    @property
+    def lines(self) -> int:
+        return self.ends + self.open_line
+
+    def report(self, name: str) -> dict[str, Any]:
+        """``{name: first lines, name + "_lines": how many}``, or {} if nothing was printed."""
+        if not self.lines:
+            return {}
+        kept = [line if len(line) <= LINE_CHARS else line[:LINE_CHARS] + "..."
+                for line in self.head.splitlines()[:KEPT_LINES]]
+        return {name: kept, f"{name}_lines": self.lines}
+
+    @contextlib.contextmanager
+    def capturing(self) -> Iterator[None]:
+        """Send sys.stdout and sys.stderr here for the block (whatever the block rebinds)."""
+        saved = sys.stdout, sys.stderr
+        sys.stdout = sys.stderr = self
+        try:
+            yield
+        finally:
+            sys.stdout, sys.stderr = saved
 
 
 @contextlib.contextmanager

@@ -7,9 +7,11 @@ import re
 import doctest
 import importlib.util
 import io
+import json
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from types import ModuleType
 
@@ -194,7 +196,9 @@ def test_check_reports_a_sign_error_with_a_call_to_paste() -> None:
     assert "expected: (0, (2, 2))" in out
     assert "received: (1, (0, 1))" in out
     assert "the board (PLAYERO to move):" in out and "  2   O |   |" in out
-    assert "thinking..." not in out  # the student's prints do not garble the report
+    # The student's prints are shown labelled under their check, never mixed into it.
+    printed = [line for line in out.splitlines() if "thinking..." in line]
+    assert printed and set(printed) == {"        | thinking..."}
     assert "To reproduce a failure, paste its call into Python after:" in out
     assert out.rstrip().endswith("8 passed, 4 failed")
 
@@ -397,3 +401,51 @@ def test_check_runs_a_course_file_written_over_the_template(tmp_path: Path) -> N
                           cwd=folder.parent, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "note: your file calls play_game(...) when it is imported" in done.stdout
+    assert ("note: your file printed 1 line when it was imported:\n"
+            "        | Ran 3 tests. 0 failures.\n") in done.stdout   # its poc_simpletest suite
+
+
+# ---- what mm_move prints during the check --------------------------------------------------
+
+def test_check_shows_what_mm_move_prints_labelled_and_capped() -> None:
+    done = student_check("--file", str(SUBMISSIONS / "prints.py"))
+    out = done.stdout
+    assert done.returncode == 0, out
+    # The import's output once, under a label, though every check imports the file again.
+    assert out.count("note: your file printed 1 line when it was imported:\n"
+                     "        | mm_player loaded\n") == 1
+    # Under its check, labelled; at most five lines of a call, then how many more.
+    assert ("  ok    a 1x1 board\n"
+            "        mm_move printed 2 lines:\n"
+            "        | mm_move: 1 empty squares\n"
+            "        |   move (0, 0) scores 1\n") in out
+    assert "        | ... and 1 more (not shown)\n" in out
+    # Once thirty lines were shown, the rest are counted, not shown, and said to be hidden.
+    assert ("  ok    reverse game: O must not complete a line\n"
+            "        mm_move printed 3 lines (not shown: a check shows the first 30 printed "
+            "lines of its run)\n") in out
+    shown = [line for line in out.splitlines()
+             if line.startswith("        | ") and "... and" not in line]
+    assert len(shown) == 30                   # the import's line among them
+    assert re.search(r"\n  mm_move printed [\d,]+ lines during the speed checks \(not shown\)",
+                     out)
+    assert out.rstrip().endswith("12 passed, 0 failed; speed: within the grader's limits")
+
+
+def test_a_call_stopped_for_time_still_reports_what_it_printed() -> None:
+    source = ("def mm_move(board, player):\n"
+              "    print('searching')\n"
+              "    while True:\n"
+              "        pass\n")
+    position = {"dim": 1, "reverse": False, "grid": [[EMPTY]], "player": PLAYERX,
+                "cpu_limit": 0.2, "cpu": None}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "loops.py"
+        path.write_text(source)
+        done = subprocess.run([sys.executable, "-m", "student.runner", str(path)],
+                              input=json.dumps(position), cwd=ROOT, capture_output=True,
+                              text=True, timeout=60)
+    answer = json.loads(done.stdout)
+    assert answer["kind"] == "timeout"
+    assert (answer["printed"], answer["printed_lines"]) == (["searching"], 1)
+    assert "searching" not in done.stderr     # kept apart, not mixed into the process's output
