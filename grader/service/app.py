@@ -193,9 +193,12 @@ async def _unexpected(request: Request, problem: Exception) -> Response:
     error_id = secrets.token_hex(6)
     log.error("error %s on %s %s", error_id, request.method, request.url.path,
               exc_info=problem)
-    return error_response(request, 500, "something went wrong on the server; it has been logged. "
-                                f"If it happens again, tell your instructor the error id "
-                                f"{error_id}", error_id)
+    response = error_response(request, 500, "something went wrong on the server; it has been "
+                              "logged. If it happens again, tell your instructor the error id "
+                              f"{error_id}", error_id)
+    if request.app.state.settings.secure_cookies:     # this handler is outside SecurityHeaders
+        response.headers.setdefault("strict-transport-security", HSTS.decode())
+    return response
 
 
 # --- the application ---------------------------------------------------------------------

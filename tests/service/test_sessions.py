@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+from starlette.routing import Route
 
 httpx = pytest.importorskip("httpx")
 
@@ -44,9 +45,12 @@ class Course:
     def link(self, student: str) -> str:
         return f"/s/{self.store.student_token(student)}"
 
-    def browser(self, url: str = "http://testserver", **headers: str) -> "httpx.AsyncClient":
-        return httpx.AsyncClient(transport=httpx.ASGITransport(app=self.app), base_url=url,
-                                 headers=headers, follow_redirects=False)
+    def browser(self, url: str = "http://testserver", errors: bool = True,
+                **headers: str) -> "httpx.AsyncClient":
+        """A client of the app (``errors=False``: a 500 is an answer, not an exception)."""
+        transport = httpx.ASGITransport(app=self.app, raise_app_exceptions=errors)
+        return httpx.AsyncClient(transport=transport, base_url=url, headers=headers,
+                                 follow_redirects=False)
 
     async def signed_in(self, student: str) -> "httpx.AsyncClient":
         browser = self.browser()
@@ -68,6 +72,10 @@ def course(tmp_path: Path) -> Course:
     made = Course(tmp_path / "course")
     yield made
     made.store.close()
+
+
+async def _boom(request):
+    raise RuntimeError("a bug of the page")
 
 
 def _copy(course: Course, cookie: str) -> "httpx.AsyncClient":
@@ -238,6 +246,10 @@ async def test_an_https_course_says_strict_transport_security_and_secure_cookies
         for url in ("/", "/no/such/page", f"/api/submissions/{HUGE}"):
             found = await secure.browser("https://testserver").get(url)
             assert found.headers["strict-transport-security"] == "max-age=31536000", url
+        secure.app.router.routes.append(Route("/boom", _boom))    # a 500 says it too
+        error = await secure.browser("https://testserver", errors=False).get("/boom")
+        assert error.status_code == 500 and "error id" in error.text
+        assert error.headers["strict-transport-security"] == "max-age=31536000"
         http = await plain.browser().get(plain.link("alice"))
         assert "strict-transport-security" not in http.headers
         assert "secure" not in http.headers["set-cookie"].lower()
