@@ -29,6 +29,10 @@ from grader.suite.config import describe
 # under (grader.suite.config.GradedUnder), so that a class graded twice shows it.
 EXTRA_COLUMNS = ["late", "name", "source", "no_answer", "config", "sid", "email",
                  "submitted_at", "roster"]
+# The submission page's gradebook adds the course's records: the grader's score, the late
+# penalty, the instructor's adjustment and its note, and the student's own deadline (its
+# score column is then the final score: grader.service.records.FinalScore).
+RECORD_COLUMNS = ["raw_score", "penalty", "adjustment", "adjustment_note", "own_deadline"]
 UNRECORDED = "unrecorded"      # the config of a result from a grader that did not record it
 NOT_GRADED = "not graded"
 NO_SUBMISSION = "no submission"   # the reason of a roster's student who handed in nothing
@@ -77,6 +81,7 @@ class Row:
     people: tuple[Person, ...] = ()   # whose it is (a group's submitters), as far as known
     submitted_at: str = ""            # ISO 8601, when the export tells
     roster: str = ""                  # with a roster: whether its student is on it
+    records: dict[str, Any] | None = None   # RECORD_COLUMNS' cells, on the page's gradebook
 
     @property
     def missing(self) -> bool:
@@ -171,7 +176,7 @@ def item_names(rows: Iterable[Row]) -> list[str]:
 
 
 
-def gradebook_columns(names: Sequence[str]) -> list[str]:
+def gradebook_columns(names: Sequence[str], records: bool = False) -> list[str]:
     """``grade --csv``'s columns (table.csv_header), then late, name, source, the
     items on which no call gave an answer (nothing judged, no points: "no_answer"), the
     fingerprint of the configuration and grader version it was graded under, and whose
@@ -182,14 +187,15 @@ def gradebook_columns(names: Sequence[str]) -> list[str]:
 'submitted_at', 'roster']
     """
     for name in names:
-        if name in EXTRA_COLUMNS:
+        if name in EXTRA_COLUMNS + RECORD_COLUMNS:
             raise ValueError(f"a rubric item cannot be called {name!r}: that is a CSV column")
-    return table.csv_header(list(names)) + EXTRA_COLUMNS
+    return table.csv_header(list(names)) + EXTRA_COLUMNS + (RECORD_COLUMNS if records else [])
 
 
 
-def gradebook_csv(rows: Sequence[Row]) -> str:
-    """The gradebook as CSV text: one row per submission; empty cells when not graded.
+def gradebook_csv(rows: Sequence[Row], records: bool = False) -> str:
+    """The gradebook as CSV text: one row per submission; empty cells when not graded
+    (``records``: the course's records' columns too, RECORD_COLUMNS).
 
     UTF-8 with a byte-order mark (what Excel needs to read accents), and every text cell safe
     from being read as a formula (see ``table.safe_cell``).
@@ -216,8 +222,10 @@ def gradebook_csv(rows: Sequence[Row]) -> str:
         }
         for item in row.items:
             line[item.name] = cell(item.score)
+        if records:
+            line.update(row.records or {})
         lines.append(line)
-    return table.csv_text(gradebook_columns(names), lines)
+    return table.csv_text(gradebook_columns(names, records), lines)
 
 
 

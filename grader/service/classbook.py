@@ -17,18 +17,68 @@ import json
 import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, Sequence
 
 from grader.classroom import gradebook
 from grader.classroom import similarity as similar
-from grader.service import class_queries, storage
+from grader.classroom.people import Person
+from grader.service import class_queries, record_queries, storage
+from grader.service.intake import Deadlines
+from grader.service.records import Adjustment, FinalScore, LatePolicy
+from grader.service.times import format_time, parse_time
 from grader.suite import writers
 from grader.suite.config import Config, ConfigError, describe
 
 CHOICES = ("latest", "best")
 NO_SUBMISSION = gradebook.NO_SUBMISSION      # one wording for batch and the page
 UNRECORDED = gradebook.UNRECORDED
+
+
+@dataclass(frozen=True)
+class CourseRecords:
+    """What the class's numbers are computed from besides the grader's results: the course's
+    deadlines, each student's own, the late policy and the instructor's adjustments.
+
+    >>> records = CourseRecords(Deadlines(parse_time("2026-01-02T00:00:00Z")))
+    >>> records.late("alice", "2026-01-02T10:00:00Z")
+    True
+    """
+
+    deadlines: Deadlines = field(default_factory=Deadlines)
+    own: dict[str, Deadlines] = field(default_factory=dict)
+    policy: LatePolicy = field(default_factory=LatePolicy)
+    adjustments: dict[int, Adjustment] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, store: storage.Store, deadlines: Deadlines = Deadlines(),
+             policy: LatePolicy = LatePolicy()) -> "CourseRecords":
+        """The records in ``store``, under the course's ``deadlines`` and ``policy``."""
+        return cls(deadlines, record_queries.own_deadlines(store), policy,
+                   record_queries.adjustments(store))
+
+    def deadlines_of(self, student: str) -> Deadlines:
+        """The student's own deadlines, else the course's."""
+        return self.own.get(student, self.deadlines)
+
+    def late_by(self, student: str, received_at: str) -> timedelta:
+        """How long after the student's deadline a hand-in came (0 or less: on time)."""
+        deadline = self.deadlines_of(student).deadline
+        if deadline is None:
+            return timedelta(0)
+        return parse_time(received_at) - deadline
+
+    def late(self, student: str, received_at: str) -> bool:
+        return self.late_by(student, received_at) > timedelta(0)
+
+    def final(self, student: str, submission: int, received_at: str, score: float | None,
+              max_score: float | None) -> FinalScore:
+        """The final score of a result: the grader's, the late penalty its hand-in time
+        earned by the student's deadline, the instructor's adjustment."""
+        return FinalScore.compute(score, max_score, late_by=self.late_by(student, received_at),
+                                  policy=self.policy,
+                                  adjustment=self.adjustments.get(submission))
 
 
 @dataclass(frozen=True)
@@ -56,14 +106,31 @@ class Handed:
     worker: str = ""           # where it is being graded (status running)
     gradings: int = 0          # results it has had (regrades add one)
     label: str = ""            # the queue's name for what it was graded under
+    final: FinalScore | None = None   # the score with the course's records applied
+    ordinal: int = 0           # the student's 1st, 2nd... hand-in
 
     @classmethod
-    def of(cls, row: class_queries.ClassSubmission) -> "Handed":
-        """The submission the Store's instructor query gives."""
-        return cls(row.id, row.student, row.received_at, row.size, row.sha256, row.late,
+    def of(cls, row: class_queries.ClassSubmission,
+           records: CourseRecords | None = None, ordinal: int = 0) -> "Handed":
+        """The submission the Store's instructor query gives; with ``records``, late by the
+        student's own deadline and its final score (else as it was marked when received)."""
+        late, final = row.late, None
+        if records is not None:
+            if records.deadlines_of(row.student).deadline is not None:
+                late = records.late(row.student, row.received_at)
+            final = records.final(row.student, row.id, row.received_at, row.score,
+                                  row.max_score)
+        return cls(row.id, row.student, row.received_at, row.size, row.sha256, late,
                    row.status, row.score, row.max_score, row.configuration,
                    row.fingerprint, row.grader_error, row.error or "", row.worker or "",
-                   row.gradings, row.config)
+                   row.gradings, row.config, final, ordinal)
+
+    @property
+    def final_score(self) -> float | None:
+        """The score that counts: the final one when records apply, else the grader's."""
+        if self.final is not None and self.final.final is not None:
+            return self.final.final
+        return self.score
 
     @property
     def configuration(self) -> dict[str, Any] | None:
@@ -101,15 +168,20 @@ class Student:
     email: str = ""
     revoked: bool = False
     submissions: tuple[Handed, ...] = ()
+    own_deadline: Deadlines | None = None   # their own deadline, when they have one
+    test_student: bool = False              # an LMS's fake student (Canvas's Test Student)
 
     @property
     def latest(self) -> Handed | None:
         """The newest submission, whatever its status."""
         return self.submissions[-1] if self.submissions else None
 
-    def chosen(self, choice: str) -> Handed | None:
+    def chosen(self, choice: str, current: str = "") -> Handed | None:
         """The submission the gradebook takes: the newest graded one (``latest``) or the
-        highest score (``best``; the newer of equal scores); None when none is graded.
+        highest final score (``best``; the newer of equal scores); None when none is
+        graded. With ``current`` (the fingerprint new gradings use), ``best`` is chosen
+        among the results graded under it when the student has any, so that a gradebook
+        is never a mix of one student's old and new results.
 
         >>> one = Handed(1, "a", "t1", status="done", score=9.0)
         >>> two = Handed(2, "a", "t2", status="done", score=5.0)
@@ -123,7 +195,9 @@ class Student:
             return None
         if choice == "latest":
             return graded[-1]
-        return max(reversed(graded), key=lambda handed: handed.score or 0.0)
+        if current:
+            graded = [handed for handed in graded if handed.fingerprint == current] or graded
+        return max(reversed(graded), key=lambda handed: handed.final_score or 0.0)
 
     @property
     def best(self) -> Handed | None:
@@ -141,21 +215,36 @@ class Student:
         return sum(handed.late for handed in self.submissions)
 
 
-def class_students(store: storage.Store) -> list[Student]:
+def class_students(store: storage.Store,
+                   records: CourseRecords | None = None) -> list[Student]:
     """Every student of the roster with their submissions (and anyone the database has
-    submissions of but the roster lost: they are never hidden)."""
+    submissions of but the roster lost: they are never hidden); with ``records``, each
+    submission's lateness and final score by the course's records."""
     submissions: dict[str, list[Handed]] = {}
     for row in class_queries.class_submissions(store):
-        submissions.setdefault(row.student, []).append(Handed.of(row))
+        mine = submissions.setdefault(row.student, [])
+        mine.append(Handed.of(row, records, len(mine) + 1))
+    own = records.own if records is not None else {}
     students = [Student(person.id, person.name, person.email, person.revoked,
-                        tuple(submissions.pop(person.id, ()))) for person in store.students()]
-    students += [Student(student_id, submissions=tuple(rows))
+                        tuple(submissions.pop(person.id, ())), own.get(person.id),
+                        is_test_student(person.id, person.name, person.email))
+                for person in store.students()]
+    students += [Student(student_id, submissions=tuple(rows), own_deadline=own.get(student_id))
                  for student_id, rows in sorted(submissions.items())]
     return students
 
 
+def is_test_student(student_id: str, name: str, email: str) -> bool:
+    """An LMS's fake student (Canvas's "Test Student"): never listed as a missing hand-in.
+
+    >>> is_test_student("", "Test Student", ""), is_test_student("42", "Ada", "")
+    (True, False)
+    """
+    return name.strip().casefold() == "test student"
+
+
 def gradebook_row(student: Student, choice: str = "latest",
-                  results: dict[str, Any] | None = None) -> gradebook.Row:
+                  results: dict[str, Any] | None = None, current: str = "") -> gradebook.Row:
     """The student's gradebook row: the chosen submission's ``results`` (its results.json),
     read as ``batch`` reads a result. A student with nothing graded gets a row that says
     why (no submission, waiting, the grader failed), with empty scores.
@@ -166,11 +255,16 @@ def gradebook_row(student: Student, choice: str = "latest",
     >>> row.score, row.status, row.source
     (80.0, 'graded', 'submission 1')
     """
-    handed = student.chosen(choice)
-    extra: dict[str, Any] = dict(name=student.name)
+    handed = student.chosen(choice, current)
+    extra: dict[str, Any] = dict(name=student.name,
+                                 people=(Person(student.name, student.student_id,
+                                                student.email),))
     if handed is not None and isinstance(results, dict):
-        return gradebook.row_from_results(student.student_id, results, late=handed.late,
-                                          source=f"submission {handed.id}", **extra)
+        row = gradebook.row_from_results(student.student_id, results, late=handed.late,
+                                         source=f"submission {handed.id}",
+                                         submitted_at=handed.received_at, **extra)
+        return dataclasses.replace(row, score=handed.final_score,
+                                   records=record_cells(student, handed))
     latest = handed or student.latest
     if latest is None:
         return gradebook.not_graded_row(student.student_id, NO_SUBMISSION, **extra)
@@ -183,15 +277,38 @@ def gradebook_row(student: Student, choice: str = "latest",
         reason = {"queued": "waiting its turn in the queue (its report comes when it is graded)",
                   "running": "being graded now (its report comes in seconds)"}.get(
                       latest.status, f"{latest.status}, not graded yet")
-    return gradebook.not_graded_row(student.student_id, reason, late=latest.late,
-                                    source=f"submission {latest.id}", **extra)
+    row = gradebook.not_graded_row(student.student_id, reason, late=latest.late,
+                                   source=f"submission {latest.id}",
+                                   submitted_at=latest.received_at, **extra)
+    return dataclasses.replace(row, records=record_cells(student, None))
+
+
+def record_cells(student: Student, handed: Handed | None) -> dict[str, str]:
+    """The gradebook's cells of the course's records (gradebook.RECORD_COLUMNS): the
+    grader's score, the late penalty, the adjustment and its note, the own deadline."""
+    final = handed.final if handed is not None else None
+    adjustment = final.adjustment if final is not None else None
+    own = student.own_deadline
+    return {"raw_score": gradebook.cell(handed.score if handed else None),
+            "penalty": _number(-final.penalty_points) if final and final.penalty_points
+            else "",
+            "adjustment": _number(adjustment.points) if adjustment else "",
+            "adjustment_note": adjustment.note if adjustment else "",
+            "own_deadline": format_time(own.deadline) if own and own.deadline else ""}
+
+
+def _number(value: float) -> int | float:
+    """A number for a CSV cell (numbers are never quoted as formulas; -5, not -5.0)."""
+    return int(value) if float(value).is_integer() else round(value, 3)
 
 
 def gradebook_rows(store: storage.Store, students: Sequence[Student],
-                   choice: str = "latest") -> list[gradebook.Row]:
+                   choice: str = "latest", current: str = "") -> list[gradebook.Row]:
     """One gradebook row per student, in the order given (the chosen results read from
-    ``store``)."""
-    chosen = {student.student_id: student.chosen(choice) for student in students}
+    ``store``); an LMS's test student who handed in nothing has none."""
+    students = [student for student in students
+                if not (student.test_student and not student.submissions)]
+    chosen = {student.student_id: student.chosen(choice, current) for student in students}
     texts = class_queries.results_of(store, [handed.id for handed in chosen.values() if handed])
     rows = []
     for student in students:
@@ -202,14 +319,14 @@ def gradebook_rows(store: storage.Store, students: Sequence[Student],
                 results = json.loads(texts[handed.id])
             except ValueError:
                 results = None
-        rows.append(gradebook_row(student, choice, results))
+        rows.append(gradebook_row(student, choice, results, current))
     return rows
 
 
 def gradebook_csv(rows: Sequence[gradebook.Row]) -> str:
     """The gradebook as ``batch`` writes it (``grader.classroom.gradebook.gradebook_csv``:
-    a BOM for Excel, formula-like cells neutralised)."""
-    return gradebook.gradebook_csv(rows)
+    a BOM for Excel, formula-like cells neutralised), with the course's records' columns."""
+    return gradebook.gradebook_csv(rows, records=True)
 
 
 @dataclass(frozen=True)
@@ -233,7 +350,7 @@ def configurations(students: Sequence[Student], current: str = "",
     counts: Counter[str] = Counter()
     texts: dict[str, str] = {}
     for student in students:
-        handed = student.chosen(choice)
+        handed = student.chosen(choice, current)
         if handed is None:
             continue
         counts[handed.fingerprint] += 1

@@ -3,12 +3,12 @@
     python -m grader serve                                   # ./ttt-course, 127.0.0.1:8000
     python -m grader serve --data course --roster roster.csv --deadline 2026-12-01T23:59+01:00
     python -m grader serve --data course --links > links.csv # every sign-in link, for a mail merge
+    python -m grader serve --data course --deadlines extensions.csv   # students' own deadlines
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import logging
 import os
 import socket
@@ -18,17 +18,26 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions
-from grader.service.intake import Deadlines, show_size, show_time
+from grader.service import course_config, record_queries
+from grader.service.deadline_csv import DeadlineError, read_deadlines_csv
+from grader.service.intake import Deadlines, show_size
 from grader.service.queue import QueueOptions
-from grader.service.storage import Store, format_time, parse_time
+from grader.service.records import LatePolicy, PolicyError
+from grader.service.storage import Store
+from grader.service.times import course_zone, format_time, parse_time, show_time
+from grader.suite import table
 
 EXIT_OK, EXIT_USAGE = 0, 2
+DEFAULT_PORT = 8000
 DEMO_STUDENTS = (("demo1", "Ada Demo", "ada@example.org"),
                  ("demo2", "Alan Demo", "alan@example.org"),
                  ("demo3", "Grace Demo", "grace@example.org"))
 # Course settings that the database remembers from one start to the next.
-REMEMBERED = ("deadline", "late_deadline", "per_hour", "max_size")
-DEFAULTS = {"per_hour": "10", "max_size": str(256 * 1024)}
+REMEMBERED = ("deadline", "late_deadline", "per_hour", "max_size", "late_penalty", "timezone",
+              "base_url", "port")
+DEFAULTS = {"per_hour": "10", "max_size": str(256 * 1024), "late_penalty": "none"}
+LINKS_COLUMNS = ["student_id", "name", "email", "link"]
+COMMAND_LINE = "command line"      # who made a change given on the command line
 
 HELP_EPILOG = """\
 the first start on an empty DIR creates the course (DIR/course.sqlite3 and DIR/secret.key,
@@ -42,11 +51,15 @@ examples:
   python -m grader serve --data course --deadline 2026-12-01T23:59:00+01:00 \\
       --late-deadline 2026-12-03T23:59:00+01:00 --visibility categories
   python -m grader serve --data course --scheduler tcp://10.0.0.5:8786 --jobs 32
+  python -m grader serve --data course --deadlines extensions.csv    # then it exits
+  python -m grader serve --data course --late-penalty 10%/day,max=50% --timezone Europe/Paris
 
---deadline, --late-deadline, --per-hour and --max-size are remembered in DIR (give
---deadline none to remove one). HTTPS: run it behind a reverse proxy (Caddy, nginx) that
-terminates TLS and forwards to 127.0.0.1:PORT, with --base-url https://...; or give
-uvicorn a certificate with --ssl-keyfile and --ssl-certfile.
+--deadline, --late-deadline, --late-penalty, --timezone, --per-hour, --max-size, the port
+and --base-url are remembered in DIR (give --deadline none to remove one). The first
+--config (or the configuration page) chooses the course's configuration; a later start
+with another --config is refused unless --adopt-config. HTTPS: run it behind a reverse
+proxy (Caddy, nginx) that terminates TLS and forwards to 127.0.0.1:PORT, with --base-url
+https://...; or give uvicorn a certificate with --ssl-keyfile and --ssl-certfile.
 """
 
 
@@ -66,8 +79,8 @@ def register(commands: argparse._SubParsersAction,
     parser.add_argument("--host", default="127.0.0.1",
                         help="the address to listen on (default: %(default)s; 0.0.0.0 for "
                              "every interface)")
-    parser.add_argument("--port", type=int, default=8000,
-                        help="the port (default: %(default)s; 0: any free one)")
+    parser.add_argument("--port", type=int, default=None,
+                        help="the port (default: 8000; 0: any free one)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, metavar="N",
                         help="grade N submissions at a time (default: the number of cores, "
                              "%(default)s here; with --scheduler: tasks on the cluster)")
@@ -85,11 +98,29 @@ def register(commands: argparse._SubParsersAction,
     parser.add_argument("--links", action="store_true",
                         help="print CSV student_id,name,email,link (every student, then "
                              "the instructor) and exit")
+    parser.add_argument("--deadlines", type=Path, metavar="CSV",
+                        help="give students their own deadlines from a CSV "
+                             "student_id,deadline,late_deadline (extensions), then exit")
+    parser.add_argument("--renew-instructor", action="store_true",
+                        help="make a new instructor link (the old one and its sessions stop "
+                             "working), print it and exit")
+    parser.add_argument("--adopt-config", action="store_true",
+                        help="make --config the course's configuration from now on (without "
+                             "it, a --config that grades differently from the course's is "
+                             "refused)")
     parser.add_argument("--deadline", metavar="ISO",
                         help="the deadline (ISO 8601, e.g. 2026-12-01T23:59:00+01:00; no "
-                             "zone: UTC); later ones are marked late or refused")
+                             "zone: the course's time zone); later ones are marked late or "
+                             "refused")
     parser.add_argument("--late-deadline", metavar="ISO",
                         help="accept late submissions until then (marked late)")
+    parser.add_argument("--late-penalty", metavar="POLICY",
+                        help="none (the default: late is only marked), or a share of the "
+                             "maximum score per day late or part of a day, capped: "
+                             "10%%/day,max=50%%")
+    parser.add_argument("--timezone", metavar="ZONE",
+                        help="the course's time zone for the pages and for times without a "
+                             "zone, e.g. Europe/Paris (default: the server's)")
     parser.add_argument("--per-hour", type=int, metavar="N",
                         help="at most N submissions per student per hour (default 10; 0: "
                              "no limit)")
@@ -112,26 +143,43 @@ def _error(message: str) -> int:
     return EXIT_USAGE
 
 
-def _time_option(value: str | None, name: str) -> str | None:
+def _time_option(value: str | None, name: str, zone: Any) -> str | None:
     """An ISO time from the command line, as the database keeps it ("none": remove)."""
     if value is None or value.lower() == "none":
         return value
     try:
-        return format_time(parse_time(value))
+        return format_time(parse_time(value, zone))
     except ValueError:
         raise ValueError(f"{name} {value!r} is not an ISO 8601 time: write it like "
-                         "2026-12-01T23:59:00+01:00 (no zone: UTC)") from None
+                         "2026-12-01T23:59:00+01:00 (no zone: the course's time zone)") from None
 
 
 def remembered_settings(store: Store, args: argparse.Namespace) -> dict[str, str]:
-    """The course's settings: those given now (saved), else those saved before, else defaults."""
-    given = {"deadline": _time_option(args.deadline, "--deadline"),
-             "late_deadline": _time_option(args.late_deadline, "--late-deadline"),
+    """The course's settings: those given now (saved, each change kept in the course's log),
+    else those saved before, else defaults. ValueError for a value that cannot be used."""
+    saved = store.settings()
+    timezone = args.timezone if args.timezone is not None else saved.get("timezone", "")
+    zone = course_zone(timezone)                       # ValueError: unknown
+    policy = None
+    if args.late_penalty is not None:
+        try:
+            policy = LatePolicy.parse(args.late_penalty).text
+        except PolicyError as problem:
+            raise ValueError(str(problem)) from None
+    given = {"deadline": _time_option(args.deadline, "--deadline", zone),
+             "late_deadline": _time_option(args.late_deadline, "--late-deadline", zone),
              "per_hour": None if args.per_hour is None else str(args.per_hour),
-             "max_size": None if args.max_size is None else str(args.max_size)}
+             "max_size": None if args.max_size is None else str(args.max_size),
+             "late_penalty": policy, "timezone": args.timezone}
     for key, value in given.items():
-        if value is not None:
-            store.set_setting(key, None if value.lower() == "none" else value)
+        if value is None:
+            continue
+        value = None if value.lower() == "none" and key != "late_penalty" else value
+        if saved.get(key) != value:
+            store.set_setting(key, value)
+            record_queries.log_change(store, COMMAND_LINE, "setting", key,
+                                      None if saved.get(key) is None else {key: saved[key]},
+                                      None if value is None else {key: value})
     saved = store.settings()
     return {key: saved.get(key, DEFAULTS.get(key, "")) for key in REMEMBERED}
 
@@ -152,33 +200,39 @@ def import_roster(store: Store, path: Path) -> tuple[int, int]:
 
 
 def print_links(store: Store, base_url: str, rows: Iterable[str] | None = None) -> None:
-    """CSV student_id,name,email,link on stdout (only ``rows``' ids, when given)."""
-    writer = csv.writer(sys.stdout, lineterminator="\n")
-    writer.writerow(["student_id", "name", "email", "link"])
+    """CSV student_id,name,email,link on stdout (only ``rows``' ids, when given), as the
+    other CSVs are: UTF-8 with a byte-order mark, cells safe from spreadsheets' formulas."""
     wanted = None if rows is None else set(rows)
-    for link in store.student_links(base_url):
-        if wanted is None or link.student_id in wanted:
-            writer.writerow([_cell(link.student_id), _cell(link.name), _cell(link.email),
-                             link.link])
+    lines = [{"student_id": link.student_id, "name": link.name, "email": link.email,
+              "link": link.link}
+             for link in store.student_links(base_url)
+             if wanted is None or link.student_id in wanted]
+    sys.stdout.flush()
+    sys.stdout.buffer.write(table.csv_text(LINKS_COLUMNS, lines).encode("utf-8"))
+    sys.stdout.buffer.flush()
 
 
-def _cell(text: str) -> str:
-    """A CSV cell a spreadsheet will not run as a formula (=1+2 stays text).
-
-    >>> _cell("=1+2"), _cell("Ada")
-    ("'=1+2", 'Ada')
-    """
-    return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
+def import_deadlines(store: Store, path: Path, zone: Any) -> int:
+    """Give students their own deadlines from the CSV at ``path``: all, or none."""
+    from grader.service.records_routes import store_deadlines
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DeadlineError(f"{path} is not UTF-8 text: save it as CSV UTF-8") from None
+    return store_deadlines(store, read_deadlines_csv(text, zone, str(path)), who=COMMAND_LINE)
 
 
 def serve_command(args: argparse.Namespace) -> int:
     """``python -m grader serve``: the front end."""
     from grader.service import app as web
+    from grader.service.records_routes import RecordError
     from grader.suite.config import Config, ConfigError
     if args.jobs < 1:
         return _error("--jobs must be 1 or more")
     if bool(args.ssl_keyfile) != bool(args.ssl_certfile):
         return _error("give both --ssl-keyfile and --ssl-certfile (or neither)")
+    if args.adopt_config and args.config is None:
+        return _error("--adopt-config adopts the --config given with it: give --config FILE")
     grading = GradingOptions.from_args(args)
     try:       # a bad configuration would fail every grading run: refuse it now, as grade does
         config = Config.load(grading.config, grading.checks)
@@ -187,7 +241,7 @@ def serve_command(args: argparse.Namespace) -> int:
     for warning in config.warnings:
         print(f"python -m grader serve: warning: {warning}", file=sys.stderr)
     try:
-        store = web.open_store(args.data)
+        store = web.open_store(args.data, tell=_say)
     except OSError as problem:
         return _error(f"cannot use {args.data} as the course's folder: {problem}")
     first_token = store.ensure_instructor()
@@ -199,25 +253,61 @@ def serve_command(args: argparse.Namespace) -> int:
         except (ValueError, OSError) as problem:     # RosterError is a ValueError
             named = str(args.roster) in str(problem)
             return _error(str(problem) if named else f"the roster {args.roster}: {problem}")
-        print(f"roster {args.roster}: {added} students added, {updated} updated",
-              file=sys.stderr)
+        _say(f"roster {args.roster}: {added} students added, {updated} updated")
     if args.demo:
         added, _ = store.upsert_students(DEMO_STUDENTS)
-        print(f"--demo: {added} demo students added (demo1, demo2, demo3)", file=sys.stderr)
+        _say(f"--demo: {added} demo students added (demo1, demo2, demo3)")
     try:
         settings = remembered_settings(store, args)
     except ValueError as problem:
         return _error(str(problem))
+    zone = course_zone(settings["timezone"])
     scheme = "https" if args.ssl_certfile else "http"
-    if args.links:
-        print_links(store, args.base_url or f"{scheme}://{args.host}:{args.port}")
+    stored_url = settings["base_url"]
+    if args.deadlines is not None:
+        try:
+            count = import_deadlines(store, args.deadlines, zone)
+        except OSError as problem:
+            return _error(f"cannot read {args.deadlines}: {problem}")
+        except (DeadlineError, RecordError) as problem:
+            return _error(str(problem))
+        _say(f"{args.deadlines}: {count} students' own deadlines set (the course's "
+             "deadline holds for the others)")
         return EXIT_OK
+    if args.renew_instructor:
+        token = store.renew_instructor_token()
+        base = args.base_url or stored_url or \
+            f"{scheme}://{_url_host(args.host)}:{args.port or DEFAULT_PORT}"
+        print(f"A new instructor link (the old one and every session it opened no longer "
+              f"sign in):\n  {base.rstrip('/')}/s/{token}", flush=True)
+        return EXIT_OK
+    if args.links:         # the address it was last served at, unless one is given now
+        port = args.port if args.port is not None else settings["port"] or DEFAULT_PORT
+        given = args.base_url or (f"{scheme}://{_url_host(args.host)}:{port}"
+                                  if args.port is not None else "")
+        print_links(store, (given or stored_url
+                            or f"{scheme}://{_url_host(args.host)}:{port}").rstrip("/"))
+        return EXIT_OK
+    args.port = DEFAULT_PORT if args.port is None else args.port
+    try:
+        grading, decided = course_config.course_grading(store, args.data, grading,
+                                                        args.adopt_config)
+    except course_config.ConfigChanged as problem:
+        return _error(str(problem))
     try:
         listener = socket.create_server((args.host, args.port), reuse_port=False)
     except OSError as problem:
-        return _error(f"cannot listen on {args.host}:{args.port}: {problem}")
+        if first_token is not None:
+            print(f"A new course in {args.data}/ was made; its instructor link is kept: "
+                  f"python -m grader serve --data {args.data} --links prints it "
+                  "(with every student's).", file=sys.stderr)
+        return _error(f"cannot listen on {args.host}:{args.port}: {problem} (another server "
+                      "on that port? give --port N, or --port 0 for any free one)")
     port = listener.getsockname()[1]
     base_url = (args.base_url or f"{scheme}://{_url_host(args.host)}:{port}").rstrip("/")
+    for key, value in (("base_url", base_url), ("port", str(port))):
+        if settings[key] != value:
+            store.set_setting(key, value)           # what --links uses when not serving
     if first_token is not None:
         _first_start(args, base_url, first_token)
     if args.demo:
@@ -229,17 +319,22 @@ def serve_command(args: argparse.Namespace) -> int:
         data=args.data, base_url=base_url,
         queue=QueueOptions(grading, args.jobs, args.scheduler, args.timeout or None),
         per_hour=int(settings["per_hour"]), max_size=int(settings["max_size"]),
-        deadlines=deadlines)
+        deadlines=deadlines, late_policy=LatePolicy.parse(settings["late_penalty"]),
+        timezone=settings["timezone"])
     _configure_logging(args.quiet)
     try:
         application = web.create_app(service, store)
     except ImportError as problem:
         return _error(str(problem))
-    _describe(service, args)
+    _describe(service, args, decided)
     print(f"Serving on {base_url}/" if not args.base_url else
           f"Serving on {scheme}://{_url_host(args.host)}:{port}/ (links: {base_url}/)",
           flush=True)
     return _run(application, listener, args)
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def _maybe_time(value: str) -> datetime | None:
@@ -262,16 +357,19 @@ def _first_start(args: argparse.Namespace, base_url: str, token: str) -> None:
           f"links.csv\n", flush=True)
 
 
-def _describe(settings: Any, args: argparse.Namespace) -> None:
+def _describe(settings: Any, args: argparse.Namespace, decided: str) -> None:
     deadlines = settings.deadlines
-    parts = [f"grading: {args.jobs} at a time"
+    zone = settings.zone
+    parts = [f"grading under {decided}", f"{args.jobs} at a time"
              + (f" on {args.scheduler}" if args.scheduler else " on this machine"),
              f"limits: {settings.per_hour or 'no limit'} per hour, "
              f"{show_size(settings.max_size)}"]
     if deadlines.deadline:
-        parts.append(f"deadline {show_time(deadlines.deadline)}"
-                     + (f", late until {show_time(deadlines.late_deadline)}"
+        parts.append(f"deadline {show_time(deadlines.deadline, zone)}"
+                     + (f", late until {show_time(deadlines.late_deadline, zone)}"
                         if deadlines.late_deadline else ""))
+    if not settings.late_policy.is_none:
+        parts.append(f"late penalty: {settings.late_policy.describe()}")
     if settings.visibility != "full":
         parts.append(f"visibility: {settings.visibility}")
     print("; ".join(parts), file=sys.stderr)

@@ -20,13 +20,8 @@ Jinja2 template with autoescaping (``batch``'s summary page escapes what it show
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
 import logging
-import multiprocessing
-import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -34,24 +29,23 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.classroom import similarity as similar
 from grader.classroom import summary
 from grader.classroom.state import graded_under
-from grader.service import auth, class_queries, classbook, storage
-from grader.service.pages import CSP, render
+from grader.service import (auth, class_queries, classbook, record_queries,
+                            similarity_routes, storage)
+from grader.service.pages import csv_response, render, with_inline_styles
 from grader.service.student_routes import file_response, render_submission
 from grader.classroom.roster import RosterError, parse_roster
-from grader.suite import table, writers
-from grader.suite.config import DEFAULT_CONFIG, Config, ConfigError, grader_version
+from grader.suite import table
+from grader.suite.config import DEFAULT_CONFIG, ConfigError, grader_version
+from grader.service.course_config import CONFIG_SETTING, save_config
+from grader.service.times import format_time
 
 log = logging.getLogger("grader.service")
 
-CONFIGS = "configs"              # DATA/configs/NNN-name.cfg: every configuration used
-CONFIG_SETTING = "config_file"   # the store's setting: the configuration in use now
-SIMILARITY = "similarity"        # DATA/similarity/: the last comparison's CSV and pages
 MAX_UPLOAD = 1024 * 1024         # a roster or a configuration file
 LINKS_COLUMNS = ["student_id", "name", "email", "link"]
 # The summary's advice is batch's; here the instructor regrades from the page.
@@ -61,7 +55,11 @@ SERVE_ADVICE = ('<a href="/instructor/config">Regrade everyone</a> to grade each
                 "latest submission under the current one.")
 # The notes a redirect may ask the class page to show (never text from the URL itself).
 NOTES = {"regraded": "{n} submissions queued to be graded again under the current "
-                     "configuration (each keeps its earlier result).",
+                     "configuration: each student's newest and their best (each keeps its "
+                     "earlier result).",
+         "deadline-set": "Their own deadline is set: their hand-ins are on time, late or "
+                         "refused by it.",
+         "deadline-removed": "Their own deadline is removed: the course's holds for them.",
          "renewed": "A new link was made; the old one no longer signs in.",
          "revoked": "The link was revoked: it now gets the refusal page.",
          "retried": "Queued to be graded again."}
@@ -114,23 +112,6 @@ async def _form(request: Request) -> Any:
     return form
 
 
-def _csv(text: str, name: str) -> Response:
-    return Response(text, media_type="text/csv; charset=utf-8",
-                    headers={"content-disposition": f'attachment; filename="{name}"',
-                             "cache-control": "no-store"})
-
-
-def _with_inline_styles(html: str) -> HTMLResponse:
-    """A page of ``batch`` (one file with its own <style>): the CSP allows exactly those
-    styles by their hash, and still no script at all."""
-    hashes = " ".join(
-        "'sha256-" + base64.b64encode(hashlib.sha256(style.encode()).digest()).decode() + "'"
-        for style in re.findall(r"<style>(.*?)</style>", html, flags=re.S))
-    policy = CSP.replace("style-src 'self'", f"style-src 'self' {hashes}".rstrip())
-    return HTMLResponse(html, headers={"content-security-policy": policy,
-                                       "cache-control": "no-store"})
-
-
 def _wake(request: Request, times: int) -> None:
     queue = _state(request).queue
     for _ in range(max(1, min(times, queue.jobs))):
@@ -154,6 +135,14 @@ def forgotten_config(request: Request) -> str:
     return chosen
 
 
+def class_students(request: Request) -> list[classbook.Student]:
+    """Every student with their submissions, late and final scores by the course's records."""
+    settings = _state(request).settings
+    store = _store(request)
+    records = classbook.CourseRecords.load(store, settings.deadlines, settings.late_policy)
+    return classbook.class_students(store, records)
+
+
 def current_fingerprint(grading: Any) -> str:
     """The fingerprint a result graded now records (as ``batch`` computes it). The grader's
     version is a hash of its source, read again: an upgrade while serving shows."""
@@ -167,29 +156,7 @@ def current_fingerprint(grading: Any) -> str:
 def use_config(queue: Any, path: Path) -> None:
     """Grade from now on under the configuration file at ``path``."""
     grading = dataclasses.replace(queue.options.grading, config=Path(path).resolve())
-    reconfigure = getattr(queue, "reconfigure", None)
-    if reconfigure is not None:
-        reconfigure(grading)
-        return
-    from grader.service.queue import config_label
-    weights = Config.load(grading.config, grading.checks).weights
-    queue.options = dataclasses.replace(queue.options, grading=grading)
-    queue.label = config_label(grading)
-    queue.weights = weights
-
-
-def save_config(data: Path, text: str, name: str) -> Path:
-    """Keep ``text`` as DATA/configs/NNN-NAME.cfg (every configuration ever used stays,
-    so that each result's configuration can still be read)."""
-    folder = Path(data) / CONFIGS
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = re.sub(r"^\d{3}-", "", Path(name).stem)      # a saved one, edited again
-    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem)[:40].strip("._-") or "config"
-    number = 1 + max((int(path.name[:3]) for path in folder.glob("[0-9][0-9][0-9]-*.cfg")),
-                     default=0)
-    path = folder / f"{number:03d}-{stem}.cfg"
-    writers.write_text_atomic(path, text)
-    return path
+    queue.reconfigure(grading)
 
 
 # --- the class -----------------------------------------------------------------------------
@@ -198,12 +165,13 @@ async def class_page(request: Request) -> Response:
     """``/instructor``: one row per student, and what their results were graded under."""
     auth.require_instructor(request)
     store = _store(request)
-    students = await run_in_threadpool(classbook.class_students, store)
+    students = await run_in_threadpool(class_students, request)
     grading = current_grading(request)
     current = await run_in_threadpool(current_fingerprint, grading)
     used = classbook.configurations(students, current)
     return render(request, "instructor_class.html", {
         "students": students, "counts": store.counts(), "configurations": used,
+        "settings": _state(request).settings,
         "mixed": len(used) > 1, "current": current,
         "config_name": grading.config.name if grading.config else "default",
         "stale": sum(configuration.count for configuration in used
@@ -214,15 +182,27 @@ async def class_page(request: Request) -> Response:
 async def class_json(request: Request) -> Response:
     """``GET /api/class``: every student with their counts, latest and best result."""
     auth.require_instructor(request)
-    students = await run_in_threadpool(classbook.class_students, _store(request))
+    students = await run_in_threadpool(class_students, request)
     current = await run_in_threadpool(current_fingerprint, current_grading(request))
 
     def brief(handed: classbook.Handed | None) -> dict[str, Any] | None:
         if handed is None:
             return None
-        return {"id": handed.id, "status": handed.status, "score": handed.score,
+        final = handed.final
+        return {"id": handed.id, "number": handed.ordinal, "status": handed.status,
+                "score": handed.final_score, "raw_score": handed.score,
+                "penalty": final.penalty_points if final else 0.0,
+                "adjustment": final.adjustment.points if final and final.adjustment else None,
                 "max_score": handed.max_score, "late": handed.late,
                 "received_at": handed.received_at, "config": handed.fingerprint}
+
+    def own(student: classbook.Student) -> dict[str, Any] | None:
+        deadlines = student.own_deadline
+        if deadlines is None:
+            return None
+        return {"deadline": format_time(deadlines.deadline) if deadlines.deadline else None,
+                "late_deadline": format_time(deadlines.late_deadline)
+                if deadlines.late_deadline else None}
 
     used = classbook.configurations(students, current)
     return JSONResponse({
@@ -231,24 +211,40 @@ async def class_json(request: Request) -> Response:
                       "submissions": len(student.submissions), "late": student.late_count,
                       "status": student.status, "latest": brief(student.latest),
                       "latest_graded": brief(student.chosen("latest")),
-                      "best": brief(student.best)} for student in students],
+                      "best": brief(student.chosen("best", current)),
+                      "own_deadline": own(student), "test_student": student.test_student}
+                     for student in students],
         "configuration": {"current": current, "mixed": len(used) > 1,
                           "used": [dataclasses.asdict(one) for one in used]}},
         headers={"cache-control": "no-store"})
 
 
-async def student_page(request: Request) -> Response:
-    """``/instructor/students/ID``: their submissions, reports, files and link."""
+async def student_page(request: Request, problem: str | None = None,
+                       status_code: int = 200) -> Response:
+    """``/instructor/students/ID``: their submissions, reports, files, link and own
+    deadline (``problem``: why the last change was refused)."""
     auth.require_instructor(request)
     person = _student_or_404(request)
     store = _store(request)
+    settings = _state(request).settings
+    records = classbook.CourseRecords.load(store, settings.deadlines, settings.late_policy)
     rows = await run_in_threadpool(class_queries.class_submissions, store, person.id)
-    submissions = [classbook.Handed.of(row) for row in reversed(rows)]
+    submissions = [classbook.Handed.of(row, records, number)
+                   for number, row in reversed(list(enumerate(rows, start=1)))]
     link = "" if person.revoked else f"{_base_url(request)}/s/{store.student_token(person.id)}"
+    own = records.own.get(person.id)
     return render(request, "instructor_student.html", {
         "person": person, "submissions": submissions, "link": link,
         "current": await run_in_threadpool(current_fingerprint, current_grading(request)),
-        "note": _note(request)})
+        "own": own, "course": settings.deadlines, "zone_name": settings.zone_name,
+        "local_input": lambda moment: _local_input(moment, settings.zone),
+        "deadline_changes": record_queries.changes(store, "deadline", person.id),
+        "problem": problem, "note": _note(request)}, status_code=status_code)
+
+
+def _local_input(moment: Any, zone: Any) -> str:
+    """A time as an <input type="datetime-local"> shows it, in the course's zone."""
+    return moment.astimezone(zone).strftime("%Y-%m-%dT%H:%M") if moment else ""
 
 
 async def revoke(request: Request) -> Response:
@@ -271,10 +267,17 @@ async def renew(request: Request) -> Response:
     return RedirectResponse(f"/instructor/students/{person.id}?did=renewed", status_code=303)
 
 
-async def submission_page(request: Request) -> Response:
-    """A submission's page as the instructor sees it (the report in full)."""
+async def submission_page(request: Request, problem: str | None = None,
+                          status_code: int = 200) -> Response:
+    """A submission's page as the instructor sees it: the report in full, and the form to
+    adjust its score (``problem``: why the last adjustment was refused)."""
     auth.require_instructor(request)
-    return render_submission(request, _submission_or_404(request), instructor=True)
+    row = _submission_or_404(request)
+    store = _store(request)
+    return render_submission(request, row, instructor=True, extra={
+        "adjustment": record_queries.adjustments(store, [row.id]).get(row.id),
+        "adjustment_changes": record_queries.changes(store, "adjustment", str(row.id)),
+        "adjustment_problem": problem}, status_code=status_code)
 
 
 async def submission_file(request: Request) -> Response:
@@ -297,13 +300,16 @@ async def retry(request: Request) -> Response:
 
 
 async def regrade_everyone(request: Request) -> Response:
-    """Each student's newest submission graded again under the current configuration."""
+    """Every submission that can count graded again under the current configuration: each
+    student's newest and their best, so neither gradebook (latest or best) is left mixed."""
     auth.require_instructor(request)
     await _form(request)
     store = _store(request)
-    students = await run_in_threadpool(classbook.class_students, store)
-    latest = [student.latest.id for student in students if student.latest is not None]
-    queued = await run_in_threadpool(class_queries.regrade_submissions, store, latest)
+    students = await run_in_threadpool(class_students, request)
+    counting = {handed.id for student in students
+                for handed in (student.latest, student.chosen("latest"), student.best)
+                if handed is not None}
+    queued = await run_in_threadpool(class_queries.regrade_submissions, store, counting)
     _wake(request, len(queued))
     log.info("the instructor queued %d submissions to be graded again", len(queued))
     return RedirectResponse(f"/instructor?did=regraded&n={len(queued)}", status_code=303)
@@ -394,7 +400,7 @@ async def links_csv(request: Request) -> Response:
     links = _store(request).student_links(_base_url(request))
     rows = [{"student_id": link.student_id, "name": link.name, "email": link.email,
              "link": link.link} for link in links]
-    return _csv(table.csv_text(LINKS_COLUMNS, rows), "links.csv")
+    return csv_response(table.csv_text(LINKS_COLUMNS, rows), "links.csv")
 
 
 # --- the gradebook and the summary ---------------------------------------------------------
@@ -406,10 +412,12 @@ async def gradebook_csv(request: Request) -> Response:
     store = _store(request)
 
     def build() -> str:
-        students = classbook.class_students(store)
-        return classbook.gradebook_csv(classbook.gradebook_rows(store, students, choice))
+        students = class_students(request)
+        current = current_fingerprint(current_grading(request))
+        return classbook.gradebook_csv(classbook.gradebook_rows(store, students, choice,
+                                                                current))
 
-    return _csv(await run_in_threadpool(build), f"gradebook-{choice}.csv")
+    return csv_response(await run_in_threadpool(build), f"gradebook-{choice}.csv")
 
 
 async def summary_page(request: Request) -> Response:
@@ -417,12 +425,13 @@ async def summary_page(request: Request) -> Response:
     auth.require_instructor(request)
     choice = _choice(request)
     store = _store(request)
-    found = None if _comparing(request) else classbook.load_similarity(
-        _similarity_folder(request))
+    found = None if similarity_routes.comparing(request) else classbook.load_similarity(
+        similarity_routes.similarity_folder(request))
 
     def build() -> str:
-        students = classbook.class_students(store)
-        rows = classbook.gradebook_rows(store, students, choice)
+        students = class_students(request)
+        current = current_fingerprint(current_grading(request))
+        rows = classbook.gradebook_rows(store, students, choice, current)
         return summary.summary_html(rows, f"Class summary ({choice} submission of each "
                                           "student)", similarity=found)
 
@@ -430,96 +439,7 @@ async def summary_page(request: Request) -> Response:
     back = ('<p><a href="/instructor">Back to the class</a> · '
             f'<a href="/instructor/summary?choice={"best" if choice == "latest" else "latest"}">'
             f'{"best" if choice == "latest" else "latest"} submission of each</a></p>')
-    return _with_inline_styles(html.replace("<body>", "<body>" + back, 1))
-
-
-# --- similarity ------------------------------------------------------------------------------
-
-def _similarity(request: Request) -> dict[str, Any]:
-    """The app's similarity state: the comparison's process while it runs."""
-    state = _state(request)
-    if not hasattr(state, "instructor_similarity"):
-        state.instructor_similarity = {}
-    return state.instructor_similarity
-
-
-def _similarity_folder(request: Request) -> Path:
-    return Path(_state(request).settings.data) / SIMILARITY
-
-
-def _comparing(request: Request) -> bool:
-    process = _similarity(request).get("process")
-    return process is not None and process.is_alive()
-
-
-async def similarity_page(request: Request) -> Response:
-    """``/instructor/similarity``: the running comparison, or the last one's pairs."""
-    auth.require_instructor(request)
-    running = _comparing(request)
-    folder = _similarity_folder(request)
-    found = None if running else classbook.load_similarity(folder)
-    problem = _similarity(request).get("problem") or (
-        None if running else classbook.similarity_problem(folder))
-    return render(request, "instructor_similarity.html", {
-        "running": running, "problem": problem, "found": found,
-        "section": "\n".join(summary.similarity_section(found)) if found else "",
-        "install": similar.INSTALL_HINT}, headers={"refresh": "3"} if running else None)
-
-
-async def similarity_run(request: Request) -> Response:
-    """Compare each student's newest file with every other one (copydetect), in a process
-    of its own: the server stays responsive, and stopping the server stops it."""
-    auth.require_instructor(request)
-    await _form(request)
-    found_state = _similarity(request)
-    found_state.pop("problem", None)
-    try:
-        similar.require_copydetect()
-    except similar.SimilarityError:
-        found_state["problem"] = ("similarity needs copydetect, which is not installed: "
-                                  f"{similar.INSTALL_HINT} (then start the server again)")
-        return RedirectResponse("/instructor/similarity", status_code=303)
-    if not _comparing(request):
-        store = _store(request)
-        folder = _similarity_folder(request)
-        files = folder / "files"
-
-        def gather() -> None:
-            shutil.rmtree(files, ignore_errors=True)
-            files.mkdir(parents=True)
-            (folder / classbook.SIMILARITY_RESULT).unlink(missing_ok=True)
-            for student in classbook.class_students(store):
-                if student.latest is not None:
-                    (files / f"{student.student_id}.py").write_bytes(
-                        store.submission_bytes(student.latest.id))
-
-        await run_in_threadpool(gather)
-        process = multiprocessing.get_context("spawn").Process(
-            target=classbook.compare_class, args=(files, folder), daemon=True,
-            name="similarity")
-        process.start()
-        found_state["process"] = process
-        log.info("the instructor started a similarity comparison (process %s)", process.pid)
-    return RedirectResponse("/instructor/similarity", status_code=303)
-
-
-async def similarity_file(request: Request) -> Response:
-    """The last comparison's CSV and side-by-side pages (batch's own files)."""
-    auth.require_instructor(request)
-    name = request.path_params.get("page")
-    folder = Path(_state(request).settings.data) / SIMILARITY
-    if name is None:
-        path = folder / similar.CSV_NAME
-    elif re.fullmatch(r"pair-\d{3}\.html", name):
-        path = folder / similar.PAGES / name
-    else:
-        raise HTTPException(404, "there is no such page")
-    if not path.is_file():
-        raise HTTPException(404, "run the comparison first (Similarity on the class page)")
-    text = path.read_text(encoding="utf-8")
-    if name is None:
-        return _csv(text, similar.CSV_NAME)
-    return _with_inline_styles(text)
+    return with_inline_styles(html.replace("<body>", "<body>" + back, 1))
 
 
 # --- the configuration page --------------------------------------------------------------
@@ -538,7 +458,7 @@ def _config_response(request: Request, problem: str | None = None, text: str | N
         current_text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         current_text = f"# cannot read {path}: {error}\n"
-    students = classbook.class_students(_store(request))
+    students = class_students(request)
     current = current_fingerprint(grading)
     used = classbook.configurations(students, current)
     try:
@@ -601,12 +521,9 @@ routes = [
     Route("/instructor/links.csv", links_csv),
     Route("/instructor/summary", summary_page),
     Route("/instructor/summary.html", summary_page),
-    Route("/instructor/similarity", similarity_page, methods=["GET"]),
-    Route("/instructor/similarity", similarity_run, methods=["POST"]),
-    Route("/instructor/similarity.csv", similarity_file),
-    Route("/instructor/similarity/{page}", similarity_file),
     Route("/instructor/config", config_page, methods=["GET"]),
     Route("/instructor/config", config_save, methods=["POST"]),
     Route("/api/gradebook.csv", gradebook_csv),
     Route("/api/class", class_json),
+    *similarity_routes.routes,
 ]

@@ -16,7 +16,7 @@ grader.service.intake.Refused: the file mm_player.py is empty: choose your mm_pl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 from grader.service.storage import InFlight, TooMany
 from grader.service.times import parse_time, show_time
@@ -125,25 +125,29 @@ def check_content(filename: str, data: bytes, max_size: int) -> None:
                            "again") from None
 
 
-def check_deadline(deadlines: Deadlines, now: datetime) -> bool:
-    """Whether a submission now is late; Refused (403) after the last deadline."""
+def check_deadline(deadlines: Deadlines, now: datetime, zone: tzinfo | None = None,
+                   own: bool = False) -> bool:
+    """Whether a submission now is late; Refused (403) after the last deadline (``own``:
+    the student's own deadline, not the course's; ``zone``: the course's, for the message)."""
     if deadlines.closed(now):
-        raise Refused(403, f"submissions closed at {show_time(deadlines.last)}: your earlier "
+        whose = "your own deadline (an extension) ended" if own else "submissions closed"
+        raise Refused(403, f"{whose} at {show_time(deadlines.last, zone)}: your earlier "
                            "submissions and their reports stay here; ask your instructor "
                            "if you need an exception")
     return deadlines.is_late(now)
 
 
-def refusal_for(problem: InFlight | TooMany, now: datetime, wait: float | None = None) -> Refused:
+def refusal_for(problem: InFlight | TooMany, now: datetime, wait: float | None = None,
+                zone: tzinfo | None = None) -> Refused:
     """The message of a limit the database found (409 in flight, 429 per hour)."""
     if isinstance(problem, InFlight):
         row = problem.row
         when = f" (about {show_wait(wait)})" if wait is not None else ""
         return Refused(409, f"your submission #{row.id}, received at "
-                            f"{show_time(row.received_at)}, is still {row.status}: you can "
+                            f"{show_time(row.received_at, zone)}, is still {row.status}: you can "
                             f"submit again as soon as its report is ready{when}")
     free = parse_time(problem.oldest) + timedelta(hours=1)
     seconds = max(1, int((free - now).total_seconds()) + 1)
     return Refused(429, "you have reached the limit of submissions per hour: you can "
-                        f"submit again at {show_time(free)} (in {show_wait(seconds)})",
+                        f"submit again at {show_time(free, zone)} (in {show_wait(seconds)})",
                    retry_after=seconds)

@@ -6,13 +6,16 @@ and the CSRF token, a refusal as a page or as JSON, and the error page.
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import logging
+import re
 import secrets
 from typing import Any
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.templating import Jinja2Templates
 
 from grader.service import auth
@@ -42,7 +45,17 @@ def base_context(request: Request) -> dict[str, Any]:
     identity = auth.current_identity(request) if "app" in request.scope else None
     return {"me": identity,
             "csrf": auth.csrf_token(session) if session is not None else "",
-            "show_time": show_time, "show_size": show_size, "show_wait": show_wait}
+            "show_time": _shown_in(request), "show_size": show_size, "show_wait": show_wait}
+
+
+def _shown_in(request: Request) -> Any:
+    """``show_time`` in the course's time zone, for the templates."""
+    settings = getattr(request.app.state, "settings", None) if "app" in request.scope else None
+    zone = settings.zone if settings is not None else None
+
+    def shown(moment: Any) -> str:
+        return show_time(moment, zone)
+    return shown
 
 
 async def read_form(request: Request) -> Any:
@@ -131,3 +144,18 @@ async def _unexpected(request: Request, problem: Exception) -> Response:
                                 f"{error_id}", error_id)
 
 
+def csv_response(text: str, name: str) -> Response:
+    return Response(text, media_type="text/csv; charset=utf-8",
+                    headers={"content-disposition": f'attachment; filename="{name}"',
+                             "cache-control": "no-store"})
+
+
+def with_inline_styles(html: str) -> HTMLResponse:
+    """A page of ``batch`` (one file with its own <style>): the CSP allows exactly those
+    styles by their hash, and still no script at all."""
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(style.encode()).digest()).decode() + "'"
+        for style in re.findall(r"<style>(.*?)</style>", html, flags=re.S))
+    policy = CSP.replace("style-src 'self'", f"style-src 'self' {hashes}".rstrip())
+    return HTMLResponse(html, headers={"content-security-policy": policy,
+                                       "cache-control": "no-store"})

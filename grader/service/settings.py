@@ -7,11 +7,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, tzinfo
 from pathlib import Path
 
-
-from grader.service.intake import (Deadlines)
+from grader.service.intake import Deadlines
 from grader.service.queue import QueueOptions
+from grader.service.records import LatePolicy
+from grader.service.times import course_zone
+
 
 @dataclass(frozen=True)
 class ServiceSettings:
@@ -22,11 +25,23 @@ class ServiceSettings:
     queue: QueueOptions = field(default_factory=QueueOptions)
     per_hour: int = 10
     max_size: int = 256 * 1024
-    deadlines: Deadlines = field(default_factory=Deadlines)
+    deadlines: Deadlines = field(default_factory=Deadlines)    # the course's (students
+    late_policy: LatePolicy = field(default_factory=LatePolicy)  # may have their own)
+    timezone: str = ""                  # the course's time zone for people ("": the server's)
 
     @property
     def visibility(self) -> str:
         return self.queue.grading.visibility
+
+    @property
+    def zone(self) -> tzinfo:
+        """The time zone times are shown in."""
+        return course_zone(self.timezone)
+
+    @property
+    def zone_name(self) -> str:
+        """The time zone's name for people (the server's abbreviation when none was given)."""
+        return self.timezone or datetime.now(self.zone).tzname() or "UTC"
 
     @property
     def secure_cookies(self) -> bool:

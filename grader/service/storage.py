@@ -34,7 +34,8 @@ STATUSES = ("queued", "running", "done", "error")
 # What a row of submissions is, without its bytes (pages list many; the file is fetched alone).
 _COLUMNS = ("id, student, received_at, filename, size, sha256, status, attempts, worker, "
             "started_at, finished_at, score, max_score, results_json, report_text, error, "
-            "seconds, late, config")
+            "seconds, late, config, (SELECT COUNT(*) FROM submissions AS mine WHERE "
+            "mine.student = submissions.student AND mine.id <= submissions.id) AS ordinal")
 
 
 class InFlight(Exception):
@@ -109,6 +110,7 @@ class SubmissionRow:
     seconds: float | None
     late: bool
     config: str
+    ordinal: int = 0          # 1 for the student's first hand-in, 2 for their second...
 
     @property
     def short_hash(self) -> str:

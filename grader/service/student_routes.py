@@ -15,7 +15,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth
+from grader.service import auth, record_queries
+from grader.service.classbook import CourseRecords
+from grader.service.records import FinalScore
 from grader.service.intake import (Refused, check_content, check_deadline,
                                    clean_name, refusal_for)
 from grader.service.queue import read_progress
@@ -46,9 +48,13 @@ def _home_page(request: Request, student: str, refusal: Refused | None = None,
     store: Store = state.store
     settings: ServiceSettings = state.settings
     moment = now()
-    deadlines = settings.deadlines
-    context = {"student": store.student(student), "history": store.history(student),
+    deadlines, own = record_queries.deadlines_of(store, student, settings.deadlines)
+    history = store.history(student)
+    records = course_records(store, settings)
+    context = {"student": store.student(student), "history": history,
+               "finals": {row.id: final_of(records, row) for row in history},
                "deadline": deadlines.deadline, "late_deadline": deadlines.late_deadline,
+               "own_deadline": own, "policy": settings.late_policy,
                "closed": deadlines.closed(moment), "late": deadlines.is_late(moment),
                "per_hour": settings.per_hour, "max_size": settings.max_size,
                "code": code, "refusal": refusal.message if refusal else None}
@@ -66,8 +72,13 @@ async def submit_form(request: Request) -> Response:
     upload = form.get("file")
     code = form.get("code")
     code = code if isinstance(code, str) else ""
+    chosen = isinstance(upload, UploadFile) and bool(upload.filename)
     try:
-        if isinstance(upload, UploadFile) and upload.filename:
+        if chosen and code.strip():
+            raise Refused(400, "you chose a file and pasted code: hand in one of them. To hand "
+                               "in the file, empty the box; to hand in the pasted code, "
+                               "choose the file again and remove it (or reload the page)")
+        if isinstance(upload, UploadFile) and chosen:
             filename, data = clean_name(upload.filename), await upload.read()
         elif code.strip():
             filename, data = PASTED_NAME, code.replace("\r\n", "\n").encode("utf-8")
@@ -87,16 +98,18 @@ async def _accept(request: Request, student: str, filename: str, data: bytes) ->
     store: Store = state.store
     moment = now()
     check_content(filename, data, settings.max_size)
-    late = check_deadline(settings.deadlines, moment)
+    deadlines, own = record_queries.deadlines_of(store, student, settings.deadlines)
+    late = check_deadline(deadlines, moment, settings.zone, own)
     try:
         row = await run_in_threadpool(
             store.add_submission, student, filename, data, late=late,
             config=state.queue.label, one_in_flight=True,
             per_hour=settings.per_hour if settings.per_hour > 0 else None)
     except InFlight as problem:
-        raise refusal_for(problem, moment, wait_for(store, state.queue, problem.row)) from None
+        raise refusal_for(problem, moment, wait_for(store, state.queue, problem.row),
+                          settings.zone) from None
     except TooMany as problem:
-        raise refusal_for(problem, moment) from None
+        raise refusal_for(problem, moment, zone=settings.zone) from None
     log.info("received submission %s of %s (%d bytes, sha256 %s%s)", row.id, student,
              row.size, row.short_hash, ", late" if late else "")
     state.queue.wake()
@@ -109,21 +122,36 @@ async def submission_page(request: Request) -> Response:
     return render_submission(request, row, instructor=False)
 
 
-def render_submission(request: Request, row: SubmissionRow, instructor: bool) -> Response:
-    """The page of one submission (the instructor's pages use it too)."""
+def render_submission(request: Request, row: SubmissionRow, instructor: bool,
+                      extra: dict[str, Any] | None = None, status_code: int = 200) -> Response:
+    """The page of one submission (the instructor's pages use it too, with ``extra``)."""
     state = request.app.state
     store: Store = state.store
     settings: ServiceSettings = state.settings
     wait = wait_for(store, state.queue, row)
+    deadlines, _own = record_queries.deadlines_of(store, row.student, settings.deadlines)
+    final = final_of(course_records(store, settings), row)
     return render(request, "submission.html", {
         "row": row, "position": store.queue_position(row.id), "wait": wait,
-        "report": report_view(row, settings.deadlines, instructor),
+        "report": report_view(row, deadlines, instructor),
+        "final": final,
         "progress": read_progress(settings.data, row.id, state.queue.weights)
         if row.status == "running" else [],
-        "instructor": instructor,
+        "instructor": instructor, "person": store.student(row.student),
         "file_url": (f"/instructor/submissions/{row.id}/file" if instructor
                      else f"/submissions/{row.id}/file"),
-        "api_url": f"/api/submissions/{row.id}"})
+        "api_url": f"/api/submissions/{row.id}", **(extra or {})}, status_code)
+
+
+def course_records(store: Store, settings: ServiceSettings) -> CourseRecords:
+    """The course's records, under its deadlines and late policy."""
+    return CourseRecords.load(store, settings.deadlines, settings.late_policy)
+
+
+def final_of(records: CourseRecords, row: SubmissionRow) -> FinalScore:
+    """The submission's final score: the grader's, the late penalty, the adjustment."""
+    return records.final(row.student, row.id, row.received_at,
+                         row.score if row.status == "done" else None, row.max_score)
 
 
 def _own_submission(request: Request, student: str | None) -> SubmissionRow:

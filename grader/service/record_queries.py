@@ -1,0 +1,167 @@
+"""The course's records in the database: students' own deadlines, adjustments, and the log of
+every change to them (who, when, before, after). Functions over a
+:class:`~grader.service.storage.Store`, through its database's public methods; each change
+and its log line are one transaction.
+
+    set_deadline(store, "alice", "2026-12-08T23:59:00.000000Z", None, who="instructor")
+    set_adjustment(store, 17, -5, "copied the winner check from the slides", who="instructor")
+    changes(store, "adjustment", "17")       # every change of submission 17's adjustment
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from grader.service.intake import Deadlines
+from grader.service.records import Adjustment, Change
+from grader.service.storage import Store
+from grader.service.times import parse_time, utc_now
+
+MAX_NOTE = 2000          # characters of an adjustment's note
+
+
+class RecordError(ValueError):
+    """A record that cannot be kept as given; the message says what to change."""
+
+
+def _log(db: sqlite3.Connection, who: str, kind: str, subject: str,
+         before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
+    db.execute("INSERT INTO changes (at, who, kind, subject, before, after) "
+               "VALUES (?, ?, ?, ?, ?, ?)",
+               (utc_now(), who, kind, subject,
+                None if before is None else json.dumps(before, sort_keys=True),
+                None if after is None else json.dumps(after, sort_keys=True)))
+
+
+def log_change(store: Store, who: str, kind: str, subject: str,
+               before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
+    """Keep one change of a record that lives elsewhere (a course setting)."""
+    with store.database.transaction() as db:
+        _log(db, who, kind, subject, before, after)
+
+
+def changes(store: Store, kind: str | None = None, subject: str | None = None) -> list[Change]:
+    """The changes kept, oldest first (of one kind, or of one record)."""
+    where, parameters = [], []
+    for column, value in (("kind", kind), ("subject", subject)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            parameters.append(value)
+    clause = f" WHERE {' AND '.join(where)}" if where else ""
+    return [Change(row["at"], row["who"], row["kind"], row["subject"], row["before"],
+                   row["after"])
+            for row in store.database.query(f"SELECT * FROM changes{clause} ORDER BY id",
+                                            parameters)]
+
+
+# --- a student's own deadline ----------------------------------------------------------
+
+def _deadline_row(db: Any, student: str) -> dict[str, Any] | None:
+    row = db.execute("SELECT deadline, late_deadline FROM student_deadlines WHERE student = ?",
+                     (student,)).fetchone()
+    return None if row is None else {"deadline": row["deadline"],
+                                     "late_deadline": row["late_deadline"]}
+
+
+def set_deadline(store: Store, student: str, deadline: str, late_deadline: str | None, *,
+                 who: str) -> None:
+    """Give ``student`` their own deadline (times as the database keeps them); it replaces
+    the course's for them. RecordError when the student is unknown or the dates disagree."""
+    if late_deadline is not None and parse_time(late_deadline) < parse_time(deadline):
+        raise RecordError(f"{student}'s late deadline is before their deadline: give a late "
+                          "deadline after the deadline, or none")
+    with store.database.transaction() as db:
+        if db.execute("SELECT 1 FROM students WHERE id = ?", (student,)).fetchone() is None:
+            raise RecordError(f"there is no student {student!r} in the roster")
+        before = _deadline_row(db, student)
+        db.execute("INSERT INTO student_deadlines (student, deadline, late_deadline, set_by, "
+                   "set_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (student) DO UPDATE SET "
+                   "deadline = excluded.deadline, late_deadline = excluded.late_deadline, "
+                   "set_by = excluded.set_by, set_at = excluded.set_at",
+                   (student, deadline, late_deadline, who, utc_now()))
+        _log(db, who, "deadline", student, before,
+             {"deadline": deadline, "late_deadline": late_deadline})
+
+
+def remove_deadline(store: Store, student: str, *, who: str) -> bool:
+    """The student goes back to the course's deadline. False when they had none of their own."""
+    with store.database.transaction() as db:
+        before = _deadline_row(db, student)
+        if before is None:
+            return False
+        db.execute("DELETE FROM student_deadlines WHERE student = ?", (student,))
+        _log(db, who, "deadline", student, before, None)
+    return True
+
+
+def own_deadlines(store: Store) -> dict[str, Deadlines]:
+    """Every student's own deadline, by student id."""
+    return {row["student"]: Deadlines(parse_time(row["deadline"]),
+                                      parse_time(row["late_deadline"])
+                                      if row["late_deadline"] else None)
+            for row in store.database.query("SELECT * FROM student_deadlines")}
+
+
+def deadlines_of(store: Store, student: str, course: Deadlines) -> tuple[Deadlines, bool]:
+    """The deadlines that hold for ``student``: their own (True) or the course's (False)."""
+    row = store.database.one("SELECT deadline, late_deadline FROM student_deadlines "
+                             "WHERE student = ?", (student,))
+    if row is None:
+        return course, False
+    return Deadlines(parse_time(row["deadline"]),
+                     parse_time(row["late_deadline"]) if row["late_deadline"] else None), True
+
+
+# --- an instructor's adjustment ----------------------------------------------------------
+
+def _adjustment_row(db: Any, submission: int) -> dict[str, Any] | None:
+    row = db.execute("SELECT points, note FROM adjustments WHERE submission = ?",
+                     (submission,)).fetchone()
+    return None if row is None else {"points": row["points"], "note": row["note"]}
+
+
+def set_adjustment(store: Store, submission: int, points: float, note: str, *,
+                   who: str) -> Adjustment:
+    """Add ``points`` (negative: take) to a submission's score, with a note the student
+    reads. It replaces the submission's earlier adjustment; both stay in the log."""
+    note = note.strip()
+    if not note:
+        raise RecordError("an adjustment needs a note: say why, the student reads it")
+    if len(note) > MAX_NOTE:
+        raise RecordError(f"the note is {len(note)} characters: keep it under {MAX_NOTE}")
+    if points != points or abs(points) > 1e6:          # NaN, or not a score
+        raise RecordError(f"{points!r} is not a number of points")
+    at = utc_now()
+    with store.database.transaction() as db:
+        if db.execute("SELECT 1 FROM submissions WHERE id = ?",
+                      (submission,)).fetchone() is None:
+            raise RecordError(f"there is no submission {submission}")
+        before = _adjustment_row(db, submission)
+        db.execute("INSERT INTO adjustments (submission, points, note, set_by, set_at) "
+                   "VALUES (?, ?, ?, ?, ?) ON CONFLICT (submission) DO UPDATE SET "
+                   "points = excluded.points, note = excluded.note, set_by = excluded.set_by, "
+                   "set_at = excluded.set_at", (submission, points, note, who, at))
+        _log(db, who, "adjustment", str(submission), before, {"points": points, "note": note})
+    return Adjustment(submission, float(points), note, who, at)
+
+
+def remove_adjustment(store: Store, submission: int, *, who: str) -> bool:
+    """The submission's score is the grader's again. False when it had no adjustment."""
+    with store.database.transaction() as db:
+        before = _adjustment_row(db, submission)
+        if before is None:
+            return False
+        db.execute("DELETE FROM adjustments WHERE submission = ?", (submission,))
+        _log(db, who, "adjustment", str(submission), before, None)
+    return True
+
+
+def adjustments(store: Store, submissions: list[int] | None = None) -> dict[int, Adjustment]:
+    """The adjustments in force, by submission (of ``submissions`` only, when given)."""
+    rows = store.database.query("SELECT * FROM adjustments")
+    wanted = None if submissions is None else set(submissions)
+    return {int(row["submission"]): Adjustment(int(row["submission"]), float(row["points"]),
+                                               row["note"], row["set_by"], row["set_at"])
+            for row in rows if wanted is None or int(row["submission"]) in wanted}

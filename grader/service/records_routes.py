@@ -1,0 +1,276 @@
+"""The instructor's routes for the course's records: a student's own deadline (on their page,
+in the JSON API, from a CSV), an adjustment of a submission's score with its note, and a new
+instructor link. Every change is kept with who made it and when (``changes``).
+
+    PUT    /api/students/ID/deadline          {"deadline": ISO, "late_deadline": ISO or null}
+    DELETE /api/students/ID/deadline
+    POST   /api/submissions/N/adjustment      {"points": -5, "note": "..."}
+    DELETE /api/submissions/N/adjustment
+    POST   /instructor/students/ID/deadline   the student page's form (action=remove: remove)
+    POST   /instructor/deadlines              a CSV student_id,deadline,late_deadline
+    POST   /instructor/submissions/N/adjustment   the submission page's form
+    POST   /instructor/renew-link             a new instructor link, shown once
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from grader.service import auth, record_queries
+from grader.service.instructor import student_page, submission_page
+from grader.service.deadline_csv import DeadlineError, read_deadlines_csv, time_field
+from grader.service.pages import render
+from grader.service.record_queries import RecordError
+from grader.service.storage import INSTRUCTOR, Store
+from grader.service.times import format_time
+
+log = logging.getLogger("grader.service")
+
+MAX_JSON = 64 * 1024
+MAX_CSV = 1024 * 1024
+
+
+def _store(request: Request) -> Store:
+    return request.app.state.store
+
+
+def _zone(request: Request) -> Any:
+    return request.app.state.settings.zone
+
+
+async def _json_body(request: Request) -> dict[str, Any]:
+    body = await request.body()
+    if len(body) > MAX_JSON:
+        raise HTTPException(413)
+    try:
+        data = json.loads(body or b"{}")
+    except ValueError:
+        raise HTTPException(400, "the body is not JSON: send e.g. {\"deadline\": "
+                                 "\"2026-12-08T23:59:00+01:00\"}") from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, "the body must be a JSON object")
+    return data
+
+
+def _refusal(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status)
+
+
+def _student_exists(request: Request) -> str:
+    student = request.path_params["student_id"]
+    if _store(request).student(student) is None:
+        raise HTTPException(404, f"there is no student {student!r} in the roster")
+    return student
+
+
+def deadline_json(store: Store, student: str, zone: Any) -> dict[str, Any]:
+    """A student's deadlines as the API answers them (own: whether they are their own)."""
+    own = record_queries.own_deadlines(store).get(student)
+    return {"student_id": student, "own": own is not None,
+            "deadline": format_time(own.deadline) if own and own.deadline else None,
+            "late_deadline": format_time(own.late_deadline)
+            if own and own.late_deadline else None}
+
+
+# --- a student's own deadline ------------------------------------------------------------
+
+async def api_set_deadline(request: Request) -> Response:
+    """``PUT /api/students/ID/deadline``: the student's own deadline (and late deadline)."""
+    auth.require_instructor(request)
+    student = _student_exists(request)
+    data = await _json_body(request)
+    try:
+        deadline = time_field(data.get("deadline"), "deadline", _zone(request), required=True)
+        late = time_field(data.get("late_deadline"), "late_deadline", _zone(request))
+        await run_in_threadpool(record_queries.set_deadline, _store(request), student,
+                                deadline, late, who=INSTRUCTOR)
+    except (DeadlineError, RecordError) as problem:
+        return _refusal(str(problem))
+    log.info("the instructor gave %s their own deadline %s", student, deadline)
+    return JSONResponse(deadline_json(_store(request), student, _zone(request)))
+
+
+async def api_remove_deadline(request: Request) -> Response:
+    """``DELETE /api/students/ID/deadline``: the student goes back to the course's."""
+    auth.require_instructor(request)
+    student = _student_exists(request)
+    await run_in_threadpool(record_queries.remove_deadline, _store(request), student,
+                            who=INSTRUCTOR)
+    return JSONResponse(deadline_json(_store(request), student, _zone(request)))
+
+
+async def form_deadline(request: Request) -> Response:
+    """The student page's form: set (or, with action=remove, remove) their own deadline."""
+    auth.require_instructor(request)
+    form = await request.form(max_files=0, max_fields=10, max_part_size=MAX_JSON)
+    auth.require_csrf(request, form)
+    student = _student_exists(request)
+    store = _store(request)
+    try:
+        if form.get("action") == "remove":
+            await run_in_threadpool(record_queries.remove_deadline, store, student,
+                                    who=INSTRUCTOR)
+            did = "deadline-removed"
+        else:
+            deadline = time_field(form.get("deadline"), "deadline", _zone(request),
+                                  required=True)
+            late = time_field(form.get("late_deadline"), "late deadline", _zone(request))
+            await run_in_threadpool(record_queries.set_deadline, store, student, deadline,
+                                    late, who=INSTRUCTOR)
+            did = "deadline-set"
+    except (DeadlineError, RecordError) as problem:
+        return await student_page(request, problem=str(problem), status_code=400)
+    return RedirectResponse(f"/instructor/students/{student}?did={did}", status_code=303)
+
+
+async def form_deadlines_csv(request: Request) -> Response:
+    """``POST /instructor/deadlines``: many students' own deadlines from a CSV
+    (student_id,deadline,late_deadline): all of them, or none when any line is wrong."""
+    auth.require_instructor(request)
+    form = await request.form(max_files=1, max_fields=5, max_part_size=MAX_CSV)
+    auth.require_csrf(request, form)
+    upload = form.get("deadlines")
+    store = _store(request)
+    context: dict[str, Any] = {"count": len(store.students()), "outcome": None,
+                               "problem": None, "deadlines_outcome": None}
+    if not isinstance(upload, UploadFile) or not upload.filename:
+        context["deadlines_problem"] = "no file: choose the deadlines' .csv file"
+        return render(request, "instructor_roster.html", context, 400)
+    try:
+        entries = read_deadlines_csv((await upload.read()).decode("utf-8-sig"),
+                                     _zone(request), upload.filename)
+        count = await run_in_threadpool(store_deadlines, store, entries)
+    except UnicodeDecodeError:
+        context["deadlines_problem"] = f"{upload.filename} is not UTF-8 text: save it as CSV UTF-8"
+        return render(request, "instructor_roster.html", context, 400)
+    except (DeadlineError, RecordError) as problem:
+        context["deadlines_problem"] = str(problem)
+        return render(request, "instructor_roster.html", context, 400)
+    context["deadlines_outcome"] = f"{upload.filename}: {count} students' own deadlines set."
+    return render(request, "instructor_roster.html", context)
+
+
+def store_deadlines(store: Store, entries: list[tuple[str, str, str | None]],
+                    who: str = INSTRUCTOR) -> int:
+    """Set every ``(student, deadline, late_deadline)`` in one transaction (all or none)."""
+    unknown = [student for student, _, _ in entries if store.student(student) is None]
+    if unknown:
+        raise RecordError("nothing was set: these ids are not in the roster (import it "
+                          "first, or fix the ids): " + ", ".join(unknown[:10]))
+    with store.database.transaction():
+        for student, deadline, late in entries:
+            record_queries.set_deadline(store, student, deadline, late, who=who)
+    return len(entries)
+
+
+# --- an adjustment ---------------------------------------------------------------------------
+
+def _submission_exists(request: Request) -> int:
+    number = request.path_params["number"]
+    if _store(request).submission(number) is None:
+        raise HTTPException(404, f"there is no submission {number}")
+    return number
+
+
+def _points(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise RecordError("points must be a number, such as -5 or 2.5")
+    try:
+        return float(str(value).strip().replace(",", "."))
+    except ValueError:
+        raise RecordError(f"points must be a number, such as -5 or 2.5, not {value!r}") \
+            from None
+
+
+def adjustment_json(store: Store, number: int) -> dict[str, Any]:
+    found = record_queries.adjustments(store, [number]).get(number)
+    return {"submission": number,
+            "adjustment": None if found is None else {
+                "points": found.points, "note": found.note, "set_by": found.set_by,
+                "set_at": found.set_at},
+            "changes": [{"at": change.at, "who": change.who,
+                         "before": json.loads(change.before) if change.before else None,
+                         "after": json.loads(change.after) if change.after else None}
+                        for change in record_queries.changes(store, "adjustment",
+                                                             str(number))]}
+
+
+async def api_adjust(request: Request) -> Response:
+    """``POST /api/submissions/N/adjustment``: points added (or taken) and a note."""
+    auth.require_instructor(request)
+    number = _submission_exists(request)
+    data = await _json_body(request)
+    try:
+        points = _points(data.get("points"))
+        await run_in_threadpool(record_queries.set_adjustment, _store(request), number,
+                                points, str(data.get("note") or ""), who=INSTRUCTOR)
+    except RecordError as problem:
+        return _refusal(str(problem))
+    log.info("the instructor adjusted submission %s by %+g", number, points)
+    return JSONResponse(adjustment_json(_store(request), number))
+
+
+async def api_remove_adjustment(request: Request) -> Response:
+    """``DELETE /api/submissions/N/adjustment``: the score is the grader's again."""
+    auth.require_instructor(request)
+    number = _submission_exists(request)
+    await run_in_threadpool(record_queries.remove_adjustment, _store(request), number,
+                            who=INSTRUCTOR)
+    return JSONResponse(adjustment_json(_store(request), number))
+
+
+async def form_adjust(request: Request) -> Response:
+    """The submission page's form: set (or, with action=remove, remove) the adjustment."""
+    auth.require_instructor(request)
+    form = await request.form(max_files=0, max_fields=10, max_part_size=MAX_JSON)
+    auth.require_csrf(request, form)
+    number = _submission_exists(request)
+    store = _store(request)
+    try:
+        if form.get("action") == "remove":
+            await run_in_threadpool(record_queries.remove_adjustment, store, number,
+                                    who=INSTRUCTOR)
+        else:
+            await run_in_threadpool(record_queries.set_adjustment, store, number,
+                                    _points(form.get("points")), str(form.get("note") or ""),
+                                    who=INSTRUCTOR)
+    except RecordError as problem:
+        return await submission_page(request, problem=str(problem), status_code=400)
+    return RedirectResponse(f"/instructor/submissions/{number}#adjustment", status_code=303)
+
+
+# --- the instructor's link -------------------------------------------------------------------
+
+async def renew_instructor_link(request: Request) -> Response:
+    """A new instructor link: the old one (and every session it opened, this one too) stops
+    working; the new link is shown once, here."""
+    auth.require_instructor(request)
+    form = await request.form(max_files=0, max_fields=5, max_part_size=MAX_JSON)
+    auth.require_csrf(request, form)
+    token = await run_in_threadpool(_store(request).renew_instructor_token)
+    settings = request.app.state.settings
+    base = (settings.base_url or str(request.base_url)).rstrip("/")
+    log.info("the instructor renewed the instructor's link")
+    return render(request, "instructor_renewed.html", {"link": f"{base}/s/{token}"})
+
+
+routes = [
+    Route("/api/students/{student_id}/deadline", api_set_deadline, methods=["PUT"]),
+    Route("/api/students/{student_id}/deadline", api_remove_deadline, methods=["DELETE"]),
+    Route("/api/submissions/{number:int}/adjustment", api_adjust, methods=["POST"]),
+    Route("/api/submissions/{number:int}/adjustment", api_remove_adjustment,
+          methods=["DELETE"]),
+    Route("/instructor/students/{student_id}/deadline", form_deadline, methods=["POST"]),
+    Route("/instructor/deadlines", form_deadlines_csv, methods=["POST"]),
+    Route("/instructor/submissions/{number:int}/adjustment", form_adjust, methods=["POST"]),
+    Route("/instructor/renew-link", renew_instructor_link, methods=["POST"]),
+]
