@@ -17,6 +17,7 @@ to completion exactly once. The web process itself never grades.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import hashlib
 import json
@@ -43,6 +44,7 @@ SUBMISSION_NAME = "mm_player.py"
 PROGRESS_NAME = "progress.jsonl"
 IDLE_POLL_SECONDS = 1.0        # a thread with nothing to do looks again after this
 DEFAULT_GRADE_SECONDS = 20.0   # the estimate of a grading run before any has finished
+RECENT_RUNS = 20               # finished grading runs the wait estimate looks at
 
 
 @dataclass(frozen=True)
@@ -141,10 +143,26 @@ class GradingQueue:
         self._runner: Any = None                 # the Dask runner, with --scheduler
         self._slots: LocalRunner | None = None   # this machine's CPU slots, otherwise
         self.workers: dict[str, str] = {}        # thread name -> what it does now
+        # The last runs' seconds, newest first, kept here as they finish: every poll asks
+        # for them, and the database can only find them by reading each finished row whole.
+        self._recent: collections.deque[float] = collections.deque(
+            store.recent_seconds(RECENT_RUNS), maxlen=RECENT_RUNS)
+        self._recent_lock = threading.Lock()
 
     @property
     def jobs(self) -> int:
         return self.options.jobs
+
+    def recent_seconds(self) -> list[float]:
+        """How long the last finished grading runs took (at most RECENT_RUNS), newest first:
+        ``Store.recent_seconds`` without a query (the server's own runs since it started,
+        and before that what the database had).
+
+        >>> queue.recent_seconds()      # doctest: +SKIP
+        [2.4, 1.9, 3.1]
+        """
+        with self._recent_lock:
+            return list(self._recent)
 
     def reconfigure(self, grading: GradingOptions) -> None:
         """Grade what is claimed from now on under ``grading`` (its label and weights too);
@@ -310,6 +328,8 @@ class GradingQueue:
                               max_score=float(sum(t.get("max_score", 0.0) for t in tests)),
                               results_json=attempt.results, report_text=attempt.report,
                               seconds=attempt.seconds)
+            with self._recent_lock:
+                self._recent.appendleft(attempt.seconds)
             return "done"
         if attempt.timed_out:
             why = f"the grading run took longer than {self.options.timeout:g} s and was stopped"

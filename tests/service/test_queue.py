@@ -46,6 +46,7 @@ def test_a_finished_run_stores_score_results_and_report(queue: GradingQueue):
     done = queue.store.submission(row.id)
     assert (done.status, done.score, done.max_score) == ("done", 57.3, 100.0)
     assert done.report_text == "Score: 57.3 / 100\n" and json.loads(done.results_json)
+    assert queue.recent_seconds() == [4.2] == queue.store.recent_seconds()
 
 
 @pytest.mark.parametrize("attempt, why", [
@@ -264,3 +265,13 @@ def test_a_configuration_that_cannot_be_read_changes_nothing(tmp_path: Path, cou
     with pytest.raises(ConfigError):
         queue.reconfigure(GradingOptions(config=bad))
     assert (queue.label, queue.options.grading) == ("default", GradingOptions())
+
+
+def test_the_recent_runs_start_from_what_the_database_has(tmp_path: Path, course: Store):
+    for seconds in (3.0, 5.0):
+        number = hand_in(course, "b")
+        course.claim_next("grade_0")
+        course.finish(number, score=1.0, max_score=100.0, results_json="{}", report_text="",
+                      seconds=seconds)
+    queue = GradingQueue(course, tmp_path, QueueOptions(jobs=1, timeout=60))
+    assert queue.recent_seconds() == course.recent_seconds() == [5.0, 3.0]
