@@ -1,6 +1,9 @@
-// The submission page while it is queued or running: asks the JSON API every second and
-// updates the status, the place in the queue and the rubric items as they finish; when the
-// report is ready, the page reloads to show it. Text goes in with textContent only.
+// The submission page while it is queued or running: asks the JSON API (when the server
+// says to: poll_after) and shows the status and what the page says of it (phase,
+// status_text: "number 2 in the queue, report in about 30 s", "grading now: 12 s so far"),
+// the rubric items as they finish (items) and those still to come (pending). When the
+// report is ready it shows every item, then reloads the page to show the report.
+// Text goes in with textContent only.
 (function () {
   "use strict";
   var live = document.getElementById("live");
@@ -9,30 +12,28 @@
   var statusNode = document.getElementById("status");
   var whereNode = document.getElementById("where");
   var itemsNode = document.getElementById("items");
+  var pendingNode = document.getElementById("pending");
   var delay = 1000;
+  var SHOW_LAST_MS = 800;     // the finished list stays this long before the report replaces it
 
-  function wait(seconds) {
-    if (seconds === null || seconds === undefined) { return ""; }
-    seconds = Math.max(0, Math.round(seconds));
-    return seconds < 100 ? seconds + " s" : Math.ceil(seconds / 60) + " min";
+  function points(value) {
+    return (value === null || value === undefined) ? "?" : String(value);
   }
 
   function show(data) {
-    statusNode.textContent = data.status === "error" ? "grader error" : data.status;
-    var where = "";
-    if (data.status === "queued" && data.queue_position) {
-      where = ": number " + data.queue_position + " in the queue";
-    }
-    if (data.estimated_wait !== null && data.estimated_wait !== undefined) {
-      where += ", report in about " + wait(data.estimated_wait);
-    }
-    whereNode.textContent = where;
+    var phase = data.phase || data.status;
+    statusNode.textContent = phase === "error" ? "grader error" : phase;
+    whereNode.textContent = data.status_text ? ": " + data.status_text : "";
     while (itemsNode.firstChild) { itemsNode.removeChild(itemsNode.firstChild); }
     (data.items || []).forEach(function (item) {
       var li = document.createElement("li");
-      li.textContent = item.name + ": " + item.score + " / " + item.max_score;
+      li.textContent = item.name + ": " + points(item.score) + " / " + points(item.max_score);
       itemsNode.appendChild(li);
     });
+    if (pendingNode) {
+      var names = (data.pending || []).map(function (item) { return item.name; });
+      pendingNode.textContent = names.length ? "Still to come: " + names.join(", ") + "." : "";
+    }
   }
 
   function poll() {
@@ -44,7 +45,8 @@
       .then(function (data) {
         show(data);
         if (data.status === "done" || data.status === "error") {
-          window.location.reload();
+          // The list reaches the last item before the report replaces it.
+          window.setTimeout(function () { window.location.reload(); }, SHOW_LAST_MS);
           return;
         }
         // The server says when to ask again (every second while graded, less often while
