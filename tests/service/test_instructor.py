@@ -468,7 +468,8 @@ def test_two_students_graded_then_a_new_configuration_and_everyone_regraded(serv
         assert "not current" in teacher.get("/instructor").text
 
         answer = teacher.post("/instructor/regrade", data={"csrf": token})
-        assert answer.status_code == 303 and "n=2" in answer.headers["location"]
+        # each student's latest and best: alice's two, bob's one
+        assert answer.status_code == 303 and "n=3" in answer.headers["location"]
         after = _wait_all_done(teacher)
         latest = gradebook(teacher, "latest")
         page = teacher.get("/instructor").text
@@ -481,9 +482,9 @@ def test_two_students_graded_then_a_new_configuration_and_everyone_regraded(serv
         assert f"<code>{recorded['fingerprint']}</code>" in page       # shown on the page
         assert latest[student]["source"] == f"submission {number}"     # the same submissions
     assert float(latest["alice"]["score"]) != before["alice"]["latest"]["score"]  # new weights
-    assert best["alice"]["source"] == f"submission {first}"            # 100, still under...
-    assert best["alice"]["config"] == _recorded(data, first)["fingerprint"]   # ...the old one
-    assert _recorded(data, first)["name"] == "default"
+    assert best["alice"]["source"] == f"submission {first}"            # 100, regraded too:
+    assert best["alice"]["config"] == _recorded(data, first)["fingerprint"]   # no mixed book
+    assert _recorded(data, first)["name"] == "001-heavier_scores.cfg"
     assert after["alice"]["submissions"] == 2 and after["bob"]["submissions"] == 1
     store = open_store(data)
     try:
@@ -492,7 +493,7 @@ def test_two_students_graded_then_a_new_configuration_and_everyone_regraded(serv
         history = [row.id for row in store.history("alice")]
     finally:
         store.close()
-    assert [len(regraded[number]) for number in (first, second, bob)] == [0, 1, 1]
+    assert [len(regraded[number]) for number in (first, second, bob)] == [1, 1, 1]
     assert history == [second, first]                # nothing doubled in the history
 
 
