@@ -63,6 +63,7 @@ class Payload:
     options: GradingOptions
     timeout: float | None
     stop_event: str | None = None     # the name of the batch's distributed.Event
+    student_name: str = ""            # for the report's header (grade --student-name)
 
 
 def payload_for(job: Job, stop_event: str | None = None) -> Payload:
@@ -100,7 +101,8 @@ def payload_for(job: Job, stop_event: str | None = None) -> Payload:
     options = replace(options, checks=tuple(checks))
     if sum(len(data) for _, data in files) > MAX_SHIPPED_BYTES:
         raise ValueError(f"{submission.student_id}: more than {MAX_SHIPPED_BYTES} bytes to ship")
-    return Payload(submission.student_id, name, tuple(files), options, job.timeout, stop_event)
+    return Payload(submission.student_id, name, tuple(files), options, job.timeout, stop_event,
+                   job.student_name)
 
 
 def grade_remote(payload: Payload) -> Attempt:
@@ -125,7 +127,8 @@ def grade_remote(payload: Payload) -> Attempt:
         if should_stop():                 # the batch stopped before this task started
             return Attempt(payload.student_id, None, None, stopped=True)
         return run_grade(root / payload.submission, payload.student_id, options,
-                         root / "scratch", payload.timeout, should_stop)
+                         root / "scratch", payload.timeout, should_stop,
+                         student_name=payload.student_name)
 
 
 def _stop_checker(name: str | None) -> Any:

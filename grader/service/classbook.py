@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Sequence
 
-from grader.classroom import gradebook
+from grader.classroom import gradebook, roster
 from grader.classroom import similarity as similar
 from grader.classroom.people import Person
 from grader.service import class_queries, record_queries, storage
@@ -227,20 +227,13 @@ def class_students(store: storage.Store,
     own = records.own if records is not None else {}
     students = [Student(person.id, person.name, person.email, person.revoked,
                         tuple(submissions.pop(person.id, ())), own.get(person.id),
-                        is_test_student(person.id, person.name, person.email))
+                        roster.is_test_student(person.name))
                 for person in store.students()]
     students += [Student(student_id, submissions=tuple(rows), own_deadline=own.get(student_id))
                  for student_id, rows in sorted(submissions.items())]
     return students
 
 
-def is_test_student(student_id: str, name: str, email: str) -> bool:
-    """An LMS's fake student (Canvas's "Test Student"): never listed as a missing hand-in.
-
-    >>> is_test_student("", "Test Student", ""), is_test_student("42", "Ada", "")
-    (True, False)
-    """
-    return name.strip().casefold() == "test student"
 
 
 def gradebook_row(student: Student, choice: str = "latest",
