@@ -18,7 +18,7 @@ from typing import Any
 from grader.service.intake import Deadlines, show_wait
 from grader.service.queue import GradingQueue, estimate_wait, read_progress
 from grader.service.records import FinalScore
-from grader.service.report_parts import Block, Paragraph, Section, parse_block, parse_report
+from grader.service.report_parts import Block, Section, parse_block, parse_report
 from grader.service.settings import ServiceSettings
 from grader.service.storage import Store, SubmissionRow
 from grader.service.times import now, parse_time
