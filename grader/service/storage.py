@@ -193,10 +193,11 @@ class Store:
         return auth.derive_token(self._secret, nonce)
 
     def renew_instructor_token(self) -> str:
-        """A new instructor link (the old one stops working)."""
+        """A new instructor link (the old one and every session it opened stop working)."""
         nonce = auth.new_nonce()
         token = auth.derive_token(self._secret, nonce)
         with self._transaction() as db:
+            _end_sessions(db, self.get_setting("instructor_token_hash"))
             for key, value in (("instructor_nonce", nonce),
                                ("instructor_token_hash", auth.hash_token(token))):
                 db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) "
@@ -251,6 +252,7 @@ class Store:
         nonce = auth.new_nonce()
         token = auth.derive_token(self._secret, nonce)
         with self._transaction() as db:
+            _end_sessions(db, self._token_hash_of(db, student_id))
             changed = db.execute("UPDATE students SET token_nonce = ?, token_hash = ?, "
                                  "revoked = 0 WHERE id = ?",
                                  (nonce, auth.hash_token(token), student_id)).rowcount
@@ -259,11 +261,20 @@ class Store:
         return token
 
     def set_revoked(self, student_id: str, revoked: bool = True) -> None:
+        """Revoke (or restore) a student's link; revoking ends the sessions it opened."""
         with self._transaction() as db:
+            if revoked:
+                _end_sessions(db, self._token_hash_of(db, student_id))
             changed = db.execute("UPDATE students SET revoked = ? WHERE id = ?",
                                  (int(revoked), student_id)).rowcount
         if not changed:
             raise LookupError(f"no student {student_id!r} in the roster")
+
+    @staticmethod
+    def _token_hash_of(db: sqlite3.Connection, student_id: str) -> str | None:
+        row = db.execute("SELECT token_hash FROM students WHERE id = ?",
+                         (student_id,)).fetchone()
+        return None if row is None else row["token_hash"]
 
     def student_links(self, base_url: str) -> list[Link]:
         """Every student's sign-in link (revoked ones left out), then the instructor's."""
@@ -465,3 +476,11 @@ class Store:
         """Every submission, oldest first."""
         for row in self._query(f"SELECT {_COLUMNS} FROM submissions ORDER BY id"):
             yield _row(row)
+
+
+def _end_sessions(db: sqlite3.Connection, token_hash: str | None) -> None:
+    """End every session a link opened (its cookie then signs nobody in, even if the link
+    is restored later)."""
+    if token_hash:
+        db.execute("UPDATE sessions SET ended_at = ? WHERE token_hash = ? AND ended_at IS NULL",
+                   (utc_now(), token_hash))

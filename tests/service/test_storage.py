@@ -193,3 +193,20 @@ def test_a_submission_is_committed_when_add_returns(store: Store, tmp_path: Path
     other.close()
     assert found == ("bob", b"print(1)\n", row.sha256, 1)
     assert store.submission(row.id, student="alice") is None
+
+
+def test_revoking_or_renewing_a_link_ends_the_sessions_it_opened(store: Store):
+    from grader.service import sessions
+    hashes = {who: auth.hash_token(store.student_token(who)) for who in ("alice", "bob")}
+    instructor = store.get_setting("instructor_token_hash")
+    opened = sessions.Sessions(store.database, b"k" * 32)
+    for token_hash in (*hashes.values(), instructor):
+        opened.start(token_hash)
+    store.set_revoked("alice")
+    store.renew_student_token("bob")
+    store.renew_instructor_token()
+    ended = {row["token_hash"]: row["ended_at"] is not None
+             for row in store.database.query("SELECT * FROM sessions")}
+    assert ended == {hashes["alice"]: True, hashes["bob"]: True, instructor: True}
+    store.set_revoked("alice", False)                 # restored: its old sessions stay ended
+    assert all(row["ended_at"] for row in store.database.query("SELECT * FROM sessions"))
