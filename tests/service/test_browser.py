@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pytest
 
+from service_helpers import add_students
+
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed "
                                "(pip install -e '.[test]')")
 
@@ -202,4 +204,56 @@ def test_a_student_and_the_instructor_in_a_browser(chromium, serve, tmp_path: Pa
     assert float(by_id["alan"]["score"]) == 100
     assert float(by_id["ada"]["score"]) == float(score.split()[1])     # her latest: the bug
 
+    assert problems == [], problems
+
+
+PRUNED = SUBMISSIONS / "correct_pruned.py"      # correct, graded in a few seconds
+
+
+@pytest.mark.grades(1)
+def test_an_extension_and_an_adjustment_in_a_browser(chromium, serve, tmp_path: Path,
+                                                     shots: Path) -> None:
+    """The course's deadline has passed; the instructor gives Ada her own on her page; Ada
+    hands in and reads "on time"; the instructor adjusts her score with a note, which she
+    reads on her report. Alan, without an extension, is refused."""
+    data = tmp_path / "course"
+    add_students(data, [("ada", "Ada Lovelace", ""), ("alan", "Alan Turing", "")])
+    server = serve(data, "--jobs", "1", "--deadline", "2026-01-01T12:00:00+00:00",
+                   "--late-deadline", "2026-01-02T12:00:00+00:00", "--timezone", "UTC")
+    problems: list[str] = []
+    teacher = new_page(chromium, problems)
+    teacher.goto(f"{server.url}/s/{server.instructor_token()}")
+    teacher.goto(f"{server.url}/instructor/students/ada")
+    teacher.fill("input[name=deadline]", "2099-12-08T23:59")
+    teacher.click("button:has-text('Give them their own deadline')")
+    assert "Their own deadline is set" in teacher.inner_text("main")
+    assert "2099-12-08 23:59:00" in teacher.inner_text("section.own-deadline")
+
+    alan = new_page(chromium, problems)
+    alan.goto(f"{server.url}/s/{server.token('alan')}")
+    assert "Submissions are closed" in alan.inner_text("main")
+
+    ada = new_page(chromium, problems)
+    ada.goto(f"{server.url}/s/{server.token('ada')}")
+    assert "Your own deadline" in ada.inner_text("section.limits")
+    ada.set_input_files("input[name=file]", str(PRUNED))
+    ada.click("button:has-text('Hand in')")
+    ada.wait_for_url(re.compile(r"/submissions/\d+$"))
+    number = int(ada.url.rsplit("/", 1)[1])
+    watch_until_graded(ada)
+    ada.goto(server.url + "/")
+    assert ada.locator("td.timeliness").first.inner_text() == "on time"
+    ada.screenshot(path=str(shots / "7-student-extension.png"), full_page=True)
+
+    teacher.goto(f"{server.url}/instructor/submissions/{number}")
+    teacher.fill("input[name=points]", "-5")
+    teacher.fill("input[name=note]", "Please keep the template's docstrings.")
+    teacher.click("form.adjustment-form button")
+    assert "Adjusted by -5" in teacher.inner_text("section.adjustment")
+
+    ada.goto(f"{server.url}/submissions/{number}")
+    report = ada.inner_text("section.report")
+    assert "Please keep the template's docstrings." in report
+    assert "95" in ada.inner_text("section.report h2")
+    ada.screenshot(path=str(shots / "8-student-adjusted.png"), full_page=True)
     assert problems == [], problems

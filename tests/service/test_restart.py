@@ -74,3 +74,43 @@ def test_a_run_over_its_budget_is_stopped_tried_once_more_then_shown_as_an_error
     assert "grader error" in page and "Your file is kept" in page
     again = client.post("/api/submissions", files={"file": ("mm_player.py", b"x = 1\n")})
     assert again.status_code == 201                  # an error is not "in flight"
+
+
+@pytest.mark.timeout(900)
+def test_an_extension_a_penalty_and_an_adjustment_survive_sigkill(serve, tmp_path):
+    from datetime import datetime, timedelta, timezone
+    data = tmp_path / "course"
+    add_students(data, [("s1", "S1", ""), ("s2", "S2", "")])
+    past = (datetime.now(timezone.utc) - timedelta(hours=30)).isoformat()
+    later = (datetime.now(timezone.utc) + timedelta(days=5)).isoformat()
+    server = serve(data, "--jobs", "1", "--deadline", past, "--late-deadline", later,
+                   "--late-penalty", "10%/day,max=50%")
+    teacher = server.client()
+    teacher.headers["authorization"] = f"Bearer {server.instructor_token()}"
+    assert teacher.put("/api/students/s1/deadline", json={"deadline": later}).status_code == 200
+    numbers = {}
+    for student in ("s1", "s2"):
+        answer = server.client(student).post(
+            "/api/submissions", files={"file": ("mm_player.py", FAST.read_bytes())})
+        assert answer.status_code == 201, answer.text
+        numbers[student] = answer.json()["id"]
+    assert server.wait_done(server.client("s1"), numbers["s1"])["status"] == "done"
+    adjusted = teacher.post(f"/api/submissions/{numbers['s1']}/adjustment",
+                            json={"points": -3, "note": "late README"})
+    assert adjusted.status_code == 200
+    server.stop(kill=True)                            # s2's may be queued or running
+
+    again = serve(data, "--jobs", "1")                # no options: the course's own
+    assert again.wait_done(again.client("s2"), numbers["s2"])["status"] == "done"
+    teacher = again.client()
+    teacher.headers["authorization"] = f"Bearer {again.instructor_token()}"
+    import csv
+    import io
+    text = teacher.get("/api/gradebook.csv").content.decode("utf-8-sig")
+    book = {row["student_id"]: row for row in csv.DictReader(io.StringIO(text))}
+    assert (book["s1"]["late"], book["s1"]["adjustment"], book["s1"]["score"]) == \
+        ("", "-3", "97")
+    assert book["s1"]["own_deadline"] != "" and book["s1"]["adjustment_note"] == "late README"
+    assert (book["s2"]["late"], book["s2"]["penalty"], book["s2"]["score"]) == \
+        ("late", "-20", "80")                         # 30 hours late: two days' 10%
+    assert [row[0] for row in _rows(again)] == sorted(numbers.values())   # none lost or added
