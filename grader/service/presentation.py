@@ -64,7 +64,7 @@ def _free_slots(queue: GradingQueue, running: int) -> int:
 def wait_for(store: Store, queue: GradingQueue, row: SubmissionRow) -> float | None:
     """Estimated seconds until ``row`` has its report; None when it has one, or when it is
     graded and a typical run's time has gone by (then only the time so far is honest)."""
-    recent = store.recent_seconds()
+    recent = queue.recent_seconds()      # kept by the queue: no query at every poll
     typical = _typical(recent)
     if row.status == "queued":
         started = [parse_time(moment) for moment in store.running_started() if moment]
