@@ -133,7 +133,7 @@ def render_submission(request: Request, row: SubmissionRow, instructor: bool,
     final = final_of(course_records(store, settings), row)
     return render(request, "submission.html", {
         "row": row, "position": store.queue_position(row.id), "wait": wait,
-        "report": report_view(row, deadlines, instructor),
+        "report": report_view(row, deadlines, instructor, final=final),
         "final": final,
         "progress": read_progress(settings.data, row.id, state.queue.weights)
         if row.status == "running" else [],
@@ -210,7 +210,12 @@ async def api_submission(request: Request) -> Response:
         row = _own_submission(request, None)
     else:
         row = _own_submission(request, identity.student)
-    return JSONResponse(submission_json(request, row, identity.is_instructor),
+    state = request.app.state
+    settings: ServiceSettings = state.settings
+    deadlines, _own = record_queries.deadlines_of(state.store, row.student, settings.deadlines)
+    final = final_of(course_records(state.store, settings), row)
+    return JSONResponse(submission_json(state.store, state.queue, settings, row,
+                                        identity.is_instructor, final, deadlines),
                         headers={"cache-control": "no-store"})
 
 
