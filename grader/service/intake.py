@@ -143,7 +143,7 @@ def refusal_for(problem: InFlight | TooMany, now: datetime, wait: float | None =
     if isinstance(problem, InFlight):
         row = problem.row
         when = f" (about {show_wait(wait)})" if wait is not None else ""
-        return Refused(409, f"your submission #{row.id}, received at "
+        return Refused(409, f"your hand-in {row.ordinal or row.id}, received at "
                             f"{show_time(row.received_at, zone)}, is still {row.status}: you can "
                             f"submit again as soon as its report is ready{when}")
     free = parse_time(problem.oldest) + timedelta(hours=1)

@@ -221,10 +221,9 @@ def score_parts(final: FinalScore | None) -> tuple[ScorePart, ...]:
     parts = [ScorePart("The grader's score", _number(final.raw) + out_of)]
     if final.penalty_points:
         days = f"{final.late_days} day{'s' if final.late_days != 1 else ''} late"
-        # The share taken in all (the policy's cap may have applied, so no rate a day here).
         parts.append(ScorePart(days, f"-{_number(final.penalty_points)}",
                                f"{_number(final.penalty_fraction * 100)}% of the maximum "
-                               "score"))
+                               f"score; the late policy: {final.policy.describe()}"))
     if final.adjustment is not None:
         adjustment = final.adjustment
         parts.append(ScorePart("Adjusted by your instructor", f"{adjustment.points:+g}",
@@ -367,8 +366,8 @@ def page_context(store: Store, queue: GradingQueue, settings: ServiceSettings,
             "report": report_view(row, deadlines or settings.deadlines, instructor, final)}
 
 
-def submission_json(store: Any, queue: Any, settings: ServiceSettings | None = None,
-                    row: SubmissionRow | None = None, instructor: bool = False,
+def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings,
+                    row: SubmissionRow, instructor: bool = False,
                     final: FinalScore | None = None,
                     deadlines: Deadlines | None = None) -> dict[str, Any]:
     """``GET /api/submissions/ID``: the status, the place in the queue, the live items, the
@@ -380,13 +379,6 @@ def submission_json(store: Any, queue: Any, settings: ServiceSettings | None = N
     those still to come while it is graded. ``deadlines``: the student's own (default:
     the course's).
     """
-    if hasattr(store, "app"):
-        # TRANSITION: the old call submission_json(request, row, instructor), until
-        # student_routes passes the store, queue and settings (then delete these lines).
-        request, row, instructor = store, queue, bool(settings)
-        state = request.app.state
-        store, queue, settings = state.store, state.queue, state.settings
-    assert row is not None and settings is not None
     live = live_view(store, queue, settings, row)
     results = student_results(row, deadlines or settings.deadlines, instructor)
     items = live["items"]

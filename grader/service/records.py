@@ -128,6 +128,7 @@ class FinalScore:
     penalty_points: float = 0.0
     adjustment: Adjustment | None = None
     final: float | None = None
+    policy: LatePolicy = LatePolicy()    # the late policy the penalty was taken under
 
     @classmethod
     def compute(cls, raw: float | None, max_score: float | None, *,
@@ -137,12 +138,12 @@ class FinalScore:
         the maximum score), plus the adjustment, never below 0."""
         days = policy.days_late(late_by)
         if raw is None:
-            return cls(None, max_score, days, adjustment=adjustment)
+            return cls(None, max_score, days, adjustment=adjustment, policy=policy)
         fraction = policy.fraction(late_by)
         penalty = round(fraction * (max_score or 0.0), 2)
         points = adjustment.points if adjustment is not None else 0.0
         final = round(max(0.0, raw - penalty + points), 2)
-        return cls(raw, max_score, days, fraction, penalty, adjustment, final)
+        return cls(raw, max_score, days, fraction, penalty, adjustment, final, policy)
 
     @property
     def changed(self) -> bool:

@@ -20,9 +20,8 @@ from grader.service.classbook import CourseRecords
 from grader.service.records import FinalScore
 from grader.service.intake import (Refused, check_content, check_deadline,
                                    clean_name, refusal_for)
-from grader.service.queue import read_progress
 from grader.service.pages import read_form, refused, render
-from grader.service.presentation import report_view, submission_json, wait_for
+from grader.service.presentation import page_context, submission_json, wait_for
 from grader.service.settings import ServiceSettings
 from grader.service.storage import InFlight, Store, SubmissionRow, TooMany
 from grader.service.times import now
@@ -128,16 +127,11 @@ def render_submission(request: Request, row: SubmissionRow, instructor: bool,
     state = request.app.state
     store: Store = state.store
     settings: ServiceSettings = state.settings
-    wait = wait_for(store, state.queue, row)
     deadlines, _own = record_queries.deadlines_of(store, row.student, settings.deadlines)
     final = final_of(course_records(store, settings), row)
+    context = page_context(store, state.queue, settings, row, instructor, final, deadlines)
     return render(request, "submission.html", {
-        "row": row, "position": store.queue_position(row.id), "wait": wait,
-        "report": report_view(row, deadlines, instructor, final=final),
-        "final": final,
-        "progress": read_progress(settings.data, row.id, state.queue.weights)
-        if row.status == "running" else [],
-        "instructor": instructor, "person": store.student(row.student),
+        **context,
         "file_url": (f"/instructor/submissions/{row.id}/file" if instructor
                      else f"/submissions/{row.id}/file"),
         "api_url": f"/api/submissions/{row.id}", **(extra or {})}, status_code)

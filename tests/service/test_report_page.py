@@ -377,7 +377,9 @@ def test_a_late_and_adjusted_score_shows_its_parts(course, graded):
     assert view["score"] == final.final == round(row.score - 20 + 5, 2)
     parts = [(part.label, part.points, part.detail) for part in view["score_parts"]]
     assert parts == [("The grader's score", "57.3 / 100", ""),
-                     ("2 days late", "-20", "20% of the maximum score"),
+                     ("2 days late", "-20", "20% of the maximum score; the late policy: "
+                                            "10% of the maximum score per day late (or part "
+                                            "of a day)"),
                      ("Adjusted by your instructor", "+5",
                       "the 4x4 boards were not in the handout"),
                      ("Final score", "42.3 / 100", "")]
