@@ -127,6 +127,104 @@ CREATE TABLE IF NOT EXISTS sessions (
 CREATE INDEX IF NOT EXISTS sessions_token ON sessions (token_hash);
 """
 
+# Version 4: the course as an LTI 1.3 tool (grader.service.lti): the platforms (LMSs) and
+# their deployments, each OIDC login's state and nonce, who a platform's user is on the
+# roster, the LMS's courses (contexts) with their line items and members, the grade outbox
+# (intent first, the call after), and the one-time hand-off of a launch to a new tab.
+_LTI = """
+CREATE TABLE IF NOT EXISTS lti_platforms (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    issuer TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    auth_login_url TEXT NOT NULL,
+    auth_token_url TEXT NOT NULL,
+    key_set_url TEXT NOT NULL,
+    name TEXT NOT NULL DEFAULT '',
+    frame_origins TEXT NOT NULL DEFAULT '[]',
+    added_at TEXT NOT NULL,
+    added_by TEXT NOT NULL,
+    UNIQUE (issuer, client_id)
+);
+CREATE TABLE IF NOT EXISTS lti_deployments (
+    platform INTEGER NOT NULL REFERENCES lti_platforms(id),
+    deployment_id TEXT NOT NULL,
+    added_at TEXT NOT NULL,
+    PRIMARY KEY (platform, deployment_id)
+);
+CREATE TABLE IF NOT EXISTS lti_logins (
+    state_hash TEXT PRIMARY KEY,
+    nonce TEXT NOT NULL,
+    platform INTEGER NOT NULL REFERENCES lti_platforms(id),
+    browser_hash TEXT NOT NULL,
+    request TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    used_at TEXT
+);
+CREATE TABLE IF NOT EXISTS lti_users (
+    platform INTEGER NOT NULL REFERENCES lti_platforms(id),
+    sub TEXT NOT NULL,
+    student TEXT NOT NULL REFERENCES students(id),
+    linked_at TEXT NOT NULL,
+    PRIMARY KEY (platform, sub)
+);
+CREATE INDEX IF NOT EXISTS lti_users_student ON lti_users (student);
+CREATE TABLE IF NOT EXISTS lti_contexts (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    platform INTEGER NOT NULL REFERENCES lti_platforms(id),
+    deployment_id TEXT NOT NULL,
+    context_id TEXT NOT NULL,
+    title TEXT NOT NULL DEFAULT '',
+    memberships_url TEXT,
+    ags_scopes TEXT NOT NULL DEFAULT '[]',
+    lineitems_url TEXT,
+    synced_at TEXT,
+    UNIQUE (platform, deployment_id, context_id)
+);
+CREATE TABLE IF NOT EXISTS lti_lineitems (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    context INTEGER NOT NULL REFERENCES lti_contexts(id),
+    resource_link_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    UNIQUE (context, url)
+);
+CREATE TABLE IF NOT EXISTS lti_members (
+    context INTEGER NOT NULL REFERENCES lti_contexts(id),
+    sub TEXT NOT NULL,
+    student TEXT REFERENCES students(id),
+    roles TEXT NOT NULL DEFAULT '',
+    status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'inactive', 'left')),
+    seen_at TEXT NOT NULL,
+    left_at TEXT,
+    PRIMARY KEY (context, sub)
+);
+CREATE INDEX IF NOT EXISTS lti_members_student ON lti_members (student);
+CREATE TABLE IF NOT EXISTS lti_outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    student TEXT NOT NULL REFERENCES students(id),
+    lineitem INTEGER NOT NULL REFERENCES lti_lineitems(id),
+    submission INTEGER,
+    score_given REAL NOT NULL,
+    score_maximum REAL NOT NULL,
+    payload TEXT NOT NULL,
+    status TEXT NOT NULL DEFAULT 'pending'
+        CHECK (status IN ('pending', 'sent', 'failed', 'superseded')),
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_try_at TEXT NOT NULL,
+    last_error TEXT,
+    created_at TEXT NOT NULL,
+    sent_at TEXT
+);
+CREATE INDEX IF NOT EXISTS lti_outbox_due ON lti_outbox (status, next_try_at);
+CREATE INDEX IF NOT EXISTS lti_outbox_target ON lti_outbox (student, lineitem, id);
+CREATE TABLE IF NOT EXISTS lti_handoffs (
+    code_hash TEXT PRIMARY KEY,
+    token_hash TEXT NOT NULL,
+    home TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    used_at TEXT
+);
+"""
+
 
 def _add_regrade_column(db: sqlite3.Connection) -> None:
     # Some files at version 1 have the column already (it was added before versions were read).
@@ -150,6 +248,8 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[sqlite3.Connection], None]], ...] = 
      lambda db: (_add_regrade_column(db), _statements(_REGRADES)(db))),
     (3, "records: students' own deadlines, adjustments, the change log, sessions",
      _statements(_RECORDS)),
+    (4, "LTI 1.3: platforms, deployments, logins, users, contexts, line items, members, "
+        "the grade outbox, hand-offs", _statements(_LTI)),
 )
 VERSION = MIGRATIONS[-1][0]
 
@@ -174,7 +274,7 @@ def migrate(database: Database) -> list[int]:
     >>> import tempfile, pathlib
     >>> database = Database(pathlib.Path(tempfile.mkdtemp()) / "course.sqlite3")
     >>> migrate(database), migrate(database)
-    ([1, 2, 3], [])
+    ([1, 2, 3, 4], [])
     """
     have = stored_version(database)
     if have > VERSION:

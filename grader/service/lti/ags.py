@@ -1,0 +1,145 @@
+"""Grades to the LMS (Assignment and Grade Services): the score a student's grade is now,
+and the call that posts it to a line item.
+
+The grade is the course's choice (``lti_grade_choice``: latest or best) of the student's
+graded submissions, its final score (the grader's, the late penalty, the adjustment) over
+the maximum. The score's ``timestamp`` is when the grade changed (the outbox row's time),
+so sending the same row twice is the same score for the LMS, and an older grade can never
+replace a newer one; ``submission.submittedAt`` is the hand-in's time.
+
+    grade = grade_of(store, "alice", course)        # None: nothing graded yet
+    payload = score_payload(grade, "lms-user-7", "2026-12-08T10:00:00.000000Z")
+    send_score(tool, platform, "https://lms/lineitems/3", payload)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+
+from grader.service import class_queries
+from grader.service.classbook import CHOICES, CourseRecords, Handed, Student
+from grader.service.intake import Deadlines
+from grader.service.lti.errors import PlatformError
+from grader.service.records import LatePolicy
+from grader.service.storage import Store
+from grader.service.times import parse_time
+
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
+CHOICE_SETTING = "lti_grade_choice"
+MAX_COMMENT = 1000
+
+
+@dataclass(frozen=True)
+class Course:
+    """What a grade is computed under: the course's deadlines, late policy, choice and the
+    address its report links use."""
+
+    deadlines: Deadlines = field(default_factory=Deadlines)
+    policy: LatePolicy = field(default_factory=LatePolicy)
+    base_url: str = ""
+
+    @classmethod
+    def remembered(cls, store: Store) -> "Course":
+        """The course as ``grader serve`` remembers it in the database (no server running)."""
+        saved = store.settings()
+
+        def moment(key: str) -> Any:
+            return parse_time(saved[key]) if saved.get(key) else None
+
+        try:
+            policy = LatePolicy.parse(saved.get("late_penalty"))
+        except ValueError:
+            policy = LatePolicy()
+        return cls(Deadlines(moment("deadline"), moment("late_deadline")), policy,
+                   saved.get("base_url", ""))
+
+
+def grade_choice(store: Store) -> str:
+    """The course's choice for the LMS's grade: ``latest`` (the default) or ``best``."""
+    choice = store.get_setting(CHOICE_SETTING) or "latest"
+    return choice if choice in CHOICES else "latest"
+
+
+@dataclass(frozen=True)
+class Grade:
+    """A student's grade as the LMS gets it."""
+
+    submission: int
+    ordinal: int
+    score: float
+    maximum: float
+    submitted_at: str
+    comment: str
+
+
+def _comment(handed: Handed, choice: str, base_url: str) -> str:
+    parts = [f"Hand-in {handed.ordinal} ({choice}): {handed.final_score or 0:g}/"
+             f"{handed.max_score or 0:g}"]
+    final = handed.final
+    if final is not None and final.penalty_points:
+        parts.append(f"late penalty -{final.penalty_points:g}")
+    if final is not None and final.adjustment is not None:
+        parts.append(f"adjustment {final.adjustment.points:+g}: {final.adjustment.note}")
+    text = "; ".join(parts)
+    if base_url:
+        text += f". Report: {base_url.rstrip('/')}/submissions/{handed.id}"
+    return text[:MAX_COMMENT]
+
+
+def grade_of(store: Store, student: str, course: Course) -> Grade | None:
+    """The student's grade now, or None when nothing of theirs is graded."""
+    records = CourseRecords.load(store, course.deadlines, course.policy)
+    rows = class_queries.class_submissions(store, student)
+    handed = tuple(Handed.of(row, records, number) for number, row in enumerate(rows, 1))
+    choice = grade_choice(store)
+    chosen = Student(student, submissions=handed).chosen(choice)
+    if chosen is None or chosen.max_score is None:
+        return None
+    score = max(0.0, float(chosen.final_score or 0.0))
+    return Grade(chosen.id, chosen.ordinal, score, float(chosen.max_score),
+                 chosen.received_at, _comment(chosen, choice, course.base_url))
+
+
+def score_payload(grade: Grade, user_id: str, timestamp: str) -> dict[str, Any]:
+    """The AGS score body for ``grade`` of the LMS user ``user_id``.
+
+    >>> grade = Grade(3, 1, 80.0, 100.0, "2026-01-05T10:00:00.000000Z", "Hand-in 1")
+    >>> score_payload(grade, "u7", "2026-01-05T10:01:00.000000Z")["scoreGiven"]
+    80.0
+    """
+    return {"userId": user_id, "scoreGiven": grade.score, "scoreMaximum": grade.maximum,
+            "comment": grade.comment, "timestamp": timestamp,
+            "activityProgress": "Completed", "gradingProgress": "FullyGraded",
+            "submission": {"submittedAt": grade.submitted_at}}
+
+
+def scores_url(lineitem: str) -> str:
+    """The scores endpoint of a line item (its path plus /scores, its query kept).
+
+    >>> scores_url("https://lms.example/lineitems/3?type=a")
+    'https://lms.example/lineitems/3/scores?type=a'
+    """
+    parts = urlsplit(lineitem)
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/scores"))
+
+
+def send_score(tool: Any, platform: Any, lineitem: str, payload: dict[str, Any]) -> None:
+    """POST ``payload`` to the line item's scores; PlatformError when it is not taken."""
+    token = tool.tokens.get(platform, [SCORE_SCOPE])
+    try:
+        answer = tool.http.post(scores_url(lineitem), json=payload,
+                                headers={"authorization": f"Bearer {token}",
+                                         "content-type": SCORE_TYPE})
+    except httpx.HTTPError as problem:
+        raise PlatformError(f"{platform.label} cannot be reached "
+                            f"({type(problem).__name__})") from None
+    if answer.status_code == 401:
+        tool.tokens.forget(platform, [SCORE_SCOPE])
+    if not 200 <= answer.status_code < 300:
+        raise PlatformError(f"{platform.label} refused the score ({answer.status_code}: "
+                            f"{answer.text[:200]})", answer.status_code)

@@ -1,0 +1,146 @@
+"""The roster from the LMS (Names and Role Provisioning Services): the course's learners
+added, their names and emails updated, those who left the LMS course marked; nobody is ever
+removed from the roster, so nobody's history is lost.
+
+    result = sync_context(store, tool, context_id)
+    result.describe()       # "12 members: 2 students added, 1 updated, 1 left"
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from grader.service.lti.errors import PlatformError
+from grader.service.lti.launch import is_learner, is_staff, role_names
+from grader.service.lti.people import Person, place_student, record_member
+from grader.service.lti.platforms import platform_by_id
+from grader.service.storage import Store
+from grader.service.times import utc_now
+
+NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
+MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
+MAX_PAGES = 200                   # a course of 20,000 at 100 a page; a loop of "next" ends
+_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    """What one sync of an LMS course changed."""
+
+    context: int
+    title: str
+    members: int = 0
+    added: int = 0
+    updated: int = 0
+    left: int = 0
+
+    def describe(self) -> str:
+        """One line for the instructor.
+
+        >>> SyncResult(1, "CS 1", 12, 2, 1, 1).describe()
+        'CS 1: 12 members; 2 students added, 1 updated, 1 marked as having left'
+        """
+        return (f"{self.title or 'the LMS course'}: {self.members} members; {self.added} "
+                f"students added, {self.updated} updated, {self.left} marked as having left")
+
+
+def fetch_members(tool: Any, platform: Any, url: str) -> list[dict[str, Any]]:
+    """Every member the roster service lists (its pages followed); PlatformError if not."""
+    members: list[dict[str, Any]] = []
+    next_url: str | None = url
+    for _ in range(MAX_PAGES):
+        if next_url is None:
+            return members
+        token = tool.tokens.get(platform, [NRPS_SCOPE])
+        try:
+            answer = tool.http.get(next_url, headers={"authorization": f"Bearer {token}",
+                                                      "accept": MEMBERSHIPS})
+        except httpx.HTTPError as problem:
+            raise PlatformError(f"{platform.label}: the roster service cannot be reached "
+                                f"({type(problem).__name__}); try again later") from None
+        if answer.status_code == 401:
+            tool.tokens.forget(platform, [NRPS_SCOPE])
+        if answer.status_code != 200:
+            raise PlatformError(f"{platform.label}: the roster service answered "
+                                f"{answer.status_code}: {answer.text[:200]}",
+                                answer.status_code)
+        try:
+            page = answer.json().get("members", [])
+        except (ValueError, AttributeError):
+            raise PlatformError(f"{platform.label}: the roster service's answer is not a "
+                                "membership container") from None
+        members.extend(member for member in page if isinstance(member, dict))
+        found = _NEXT.search(answer.headers.get("link", ""))
+        next_url = found.group(1) if found else None
+    raise PlatformError(f"{platform.label}: the roster service gave more than {MAX_PAGES} "
+                        "pages")
+
+
+def _person(member: dict[str, Any]) -> Person:
+    name = str(member.get("name") or " ".join(
+        str(part) for part in (member.get("given_name"), member.get("family_name")) if part))
+    return Person(str(member.get("user_id") or ""), name.strip(),
+                  str(member.get("email") or "").strip(),
+                  str(member.get("lis_person_sourcedid") or "").strip())
+
+
+def sync_context(store: Store, tool: Any, context: int) -> SyncResult:
+    """Bring the roster up to date with the LMS course ``context`` (a row of lti_contexts)."""
+    row = store.database.one("SELECT * FROM lti_contexts WHERE id = ?", (context,))
+    if row is None:
+        raise LookupError(f"no LMS course {context}")
+    platform = platform_by_id(store, int(row["platform"]))
+    assert platform is not None
+    title = row["title"] or row["context_id"]
+    if not row["memberships_url"]:
+        raise PlatformError(f"{title}: the LMS did not offer its roster service to this tool "
+                            "(enable Names and Role Provisioning for the tool in the LMS)")
+    members = fetch_members(tool, platform, row["memberships_url"])
+    added = updated = left = 0
+    seen: set[str] = set()
+    with store.database.transaction() as db:
+        for member in members:
+            person = _person(member)
+            roles = role_names(member.get("roles"))
+            if not person.sub:
+                continue
+            seen.add(person.sub)
+            status = {"Active": "active", "Inactive": "inactive", "Deleted": "left"}.get(
+                str(member.get("status") or "Active"), "active")
+            student = None
+            if is_learner(roles) and not is_staff(roles):
+                before = db.execute("SELECT s.name, s.email FROM lti_users u JOIN students s "
+                                    "ON s.id = u.student WHERE u.platform = ? AND u.sub = ?",
+                                    (platform.id, person.sub)).fetchone()
+                student, was_added = place_student(db, store, platform.id, person)
+                added += was_added
+                updated += before is not None and (
+                    (person.name and person.name != before["name"]) or
+                    (person.email and person.email != before["email"]))
+            record_member(db, context, person.sub, student, roles, status)
+            left += status == "left"
+        gone = [r["sub"] for r in db.execute(
+            "SELECT sub FROM lti_members WHERE context = ? AND status != 'left'", (context,))
+            if r["sub"] not in seen]
+        for sub in gone:
+            db.execute("UPDATE lti_members SET status = 'left', left_at = ? WHERE context = ? "
+                       "AND sub = ?", (utc_now(), context, sub))
+        left += len(gone)
+        db.execute("UPDATE lti_contexts SET synced_at = ? WHERE id = ?", (utc_now(), context))
+    return SyncResult(context, title, len(members), added, int(updated), left)
+
+
+def sync_all(store: Store, tool: Any) -> list[SyncResult | PlatformError]:
+    """Sync every LMS course that offers its roster: each one's result or its problem."""
+    outcomes: list[SyncResult | PlatformError] = []
+    for row in store.database.query("SELECT id FROM lti_contexts WHERE memberships_url IS NOT "
+                                    "NULL ORDER BY id"):
+        try:
+            outcomes.append(sync_context(store, tool, int(row["id"])))
+        except PlatformError as problem:
+            outcomes.append(problem)
+    return outcomes
