@@ -1,18 +1,25 @@
-"""Fixtures for the submission page's tests (the helpers are in service_helpers.py)."""
+"""Fixtures for the submission page's tests (the helpers are in service_helpers.py).
+
+The helpers need the test extra (httpx, Playwright): they are imported when a test asks for
+a server, so that without the extra each test module skips with the reason instead of the
+whole folder failing at import.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import TYPE_CHECKING, Callable, Iterator
 
 import pytest
 
-from service_helpers import Server, start_server
+if TYPE_CHECKING:
+    from service_helpers import Server
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[..., Server]]:
+def serve() -> Iterator[Callable[..., "Server"]]:
     """``serve(data, *options)`` starts a server; all are stopped after the test."""
+    from service_helpers import start_server
     servers: list[Server] = []
 
     def start(data: Path, *options: str) -> Server:
