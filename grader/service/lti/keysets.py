@@ -1,7 +1,7 @@
 """The platforms' public key sets, fetched over HTTP and cached; fetched again when a
-token names a key id the cached set lacks (the platform rotated its keys), at most once
-per ``REFRESH_EVERY`` seconds per set (a flood of made-up key ids must not become a flood
-of requests to the platform).
+token names a key id the cached set lacks (the platform rotated its keys): the first time
+at once, then at most once per ``REFRESH_EVERY`` seconds per set (a flood of made-up key
+ids must not become a flood of requests to the platform).
 
     keysets = KeySets(httpx.Client(timeout=10))
     key_set = keysets.get("https://lms.example/jwks", kid="k1")   # a joserfc KeySet
@@ -31,6 +31,7 @@ class KeySets:
         self.clock = clock
         self._lock = threading.Lock()
         self._sets: dict[str, tuple[KeySet, float]] = {}
+        self._refetched: dict[str, float] = {}     # when an unknown kid last fetched a set
 
     def _fetch(self, url: str) -> KeySet:
         try:
@@ -60,11 +61,14 @@ class KeySets:
             fresh = cached is not None and moment - cached[1] < MAX_AGE
             if fresh and (kid is None or _has(cached[0], kid)):
                 return cached[0]
-            if cached is not None and fresh and moment - cached[1] < REFRESH_EVERY:
+            recently = moment - self._refetched.get(url, -REFRESH_EVERY) < REFRESH_EVERY
+            if cached is not None and fresh and recently:
                 key_set = cached[0]          # asked again too soon: the cached answer stands
             else:
                 key_set = self._fetch(url)
                 self._sets[url] = (key_set, moment)
+                if cached is not None and fresh:
+                    self._refetched[url] = moment
         if kid is not None and not _has(key_set, kid):
             raise LaunchRefused(f"the launch was signed with a key ({kid!r}) that the "
                                 "platform's key set does not have: the token is not the "

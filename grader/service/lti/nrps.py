@@ -16,7 +16,7 @@ import httpx
 
 from grader.service.lti.errors import PlatformError
 from grader.service.lti.launch import is_learner, is_staff, role_names
-from grader.service.lti.people import Person, place_student, record_member
+from grader.service.lti.people import Person, match_student, place_student, record_member
 from grader.service.lti.platforms import platform_by_id
 from grader.service.storage import Store
 from grader.service.times import utc_now
@@ -109,20 +109,25 @@ def sync_context(store: Store, tool: Any, context: int) -> SyncResult:
             if not person.sub:
                 continue
             seen.add(person.sub)
-            status = {"Active": "active", "Inactive": "inactive", "Deleted": "left"}.get(
-                str(member.get("status") or "Active"), "active")
+            # NRPS says Inactive for an enrolment that ended (a student who left), Deleted
+            # for one removed: both have left the LMS course.
+            status = "active" if str(member.get("status") or "Active") == "Active" else "left"
+            previous = db.execute("SELECT status FROM lti_members WHERE context = ? AND "
+                                  "sub = ?", (context, person.sub)).fetchone()
             student = None
             if is_learner(roles) and not is_staff(roles):
                 before = db.execute("SELECT s.name, s.email FROM lti_users u JOIN students s "
                                     "ON s.id = u.student WHERE u.platform = ? AND u.sub = ?",
                                     (platform.id, person.sub)).fetchone()
-                student, was_added = place_student(db, store, platform.id, person)
-                added += was_added
-                updated += before is not None and (
-                    (person.name and person.name != before["name"]) or
-                    (person.email and person.email != before["email"]))
+                known = match_student(db, platform.id, person)
+                if status == "active" or known is not None:   # nobody is added as gone
+                    student, was_added = place_student(db, store, platform.id, person)
+                    added += was_added
+                    updated += bool(before is not None and (
+                        (person.name and person.name != before["name"]) or
+                        (person.email and person.email != before["email"])))
             record_member(db, context, person.sub, student, roles, status)
-            left += status == "left"
+            left += status == "left" and (previous is None or previous["status"] != "left")
         gone = [r["sub"] for r in db.execute(
             "SELECT sub FROM lti_members WHERE context = ? AND status != 'left'", (context,))
             if r["sub"] not in seen]
@@ -131,7 +136,7 @@ def sync_context(store: Store, tool: Any, context: int) -> SyncResult:
                        "AND sub = ?", (utc_now(), context, sub))
         left += len(gone)
         db.execute("UPDATE lti_contexts SET synced_at = ? WHERE id = ?", (utc_now(), context))
-    return SyncResult(context, title, len(members), added, int(updated), left)
+    return SyncResult(context, title, len(members), added, updated, left)
 
 
 def sync_all(store: Store, tool: Any) -> list[SyncResult | PlatformError]:

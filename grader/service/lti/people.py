@@ -146,11 +146,14 @@ def record_context(db: sqlite3.Connection, launch: Launch) -> int:
 def record_member(db: sqlite3.Connection, context: int, sub: str, student: str | None,
                   roles: tuple[str, ...], status: str = "active") -> None:
     """``sub`` is a member of ``context`` (with ``status``): seen now."""
-    db.execute("INSERT INTO lti_members (context, sub, student, roles, status, seen_at) "
-               "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (context, sub) DO UPDATE SET "
-               "student = excluded.student, roles = excluded.roles, status = excluded.status, "
-               "seen_at = excluded.seen_at, left_at = NULL",
-               (context, sub, student, " ".join(roles), status, utc_now()))
+    moment = utc_now()
+    db.execute("INSERT INTO lti_members (context, sub, student, roles, status, seen_at, "
+               "left_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (context, sub) DO UPDATE SET "
+               "student = COALESCE(excluded.student, student), roles = excluded.roles, "
+               "status = excluded.status, seen_at = excluded.seen_at, left_at = CASE WHEN "
+               "excluded.status = 'left' THEN COALESCE(left_at, excluded.seen_at) END",
+               (context, sub, student, " ".join(roles), status, moment,
+                moment if status == "left" else None))
 
 
 def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:

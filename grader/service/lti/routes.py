@@ -115,9 +115,13 @@ def _after_launch(tool: Tool, admitted: Admitted, context_sync: bool) -> None:
     """What a launch starts but nobody waits for: the instructor's launch syncs the roster;
     a student's grade (maybe handed in before the LMS knew them) goes to the LMS."""
     if context_sync:
-        for outcome in nrps.sync_all(tool.store, tool):
-            log.info("roster sync on the instructor's launch: %s",
-                     outcome.describe() if isinstance(outcome, nrps.SyncResult) else outcome)
+        try:
+            for outcome in nrps.sync_all(tool.store, tool):
+                log.info("roster sync on the instructor's launch: %s",
+                         outcome.describe() if isinstance(outcome, nrps.SyncResult)
+                         else outcome)
+        except Exception:            # the launch is done; the instructor can sync by hand
+            log.exception("the roster sync on the instructor's launch failed")
     if admitted.student is not None:
         outbox.grade_changed(tool.store, admitted.student)
 
