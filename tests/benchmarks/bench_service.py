@@ -177,6 +177,7 @@ def start_server(data: Path, roster: Path, jobs: int) -> tuple[subprocess.Popen,
     command = [sys.executable, "-m", "grader", "serve", "--data", str(data), "--host", HOST]
     links = subprocess.run([*command, "--roster", str(roster), "--links"], cwd=PROJECT,
                            capture_output=True, text=True, check=True, timeout=300).stdout
+    links = links.removeprefix("\ufeff")       # --links writes CSV for Excel: a BOM first
     tokens = {row["student_id"]: row["link"].rsplit("/", 1)[1]
               for row in csv.DictReader(links.splitlines())}
     server = subprocess.Popen([*command, "--port", "0", "--jobs", str(jobs), "--per-hour", "0",
