@@ -146,6 +146,8 @@ def test_a_learner_lands_signed_in_as_the_student_the_roster_has(tool, platform)
         assert page.status_code == 200 and str(page.url) == tool.url + "/"
         assert "signed in as S1815" in page.text                 # matched by the SIS id
         assert browser.get(tool.url + "/instructor").status_code == 403   # not the teacher's
+        assert browser.get(tool.url + "/instructor/lti").status_code == 403
+        assert browser.post(tool.url + "/instructor/lti/resend").status_code == 403
     ada = tool.store.student("S1815")
     assert (ada.name, ada.email) == ("Ada Lovelace", "ada@example.edu")   # the LMS's
     page = launch(platform, "grace", method="post")               # Canvas posts the login
