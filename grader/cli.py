@@ -14,20 +14,15 @@ what was finished is still written).
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import sys
-import traceback
 from pathlib import Path
 from typing import Sequence
 
 from grader.classroom import command, gradescope, handout
 from grader.service import command as service_command
-from grader.suite import config as config_file
-from grader.suite import engine, report, results_json, table, writers
+from grader.suite import command as grade_command
+from grader.suite.command import add_grading_options  # noqa: F401 - the options' one home
 
 TEMPLATE = Path(__file__).resolve().parent.parent / "student" / "mm_player.py"
-EXIT_OK, EXIT_GRADER_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,128 +33,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="With no command: this help, then a demonstration report on the student "
                "template. Start with: python -m grader grade path/to/mm_player.py")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    grade = commands.add_parser(
-        "grade", help="grade one submission file",
-        description="Grade one submission and print its report. Exit status 0 whenever a "
-                    "report was produced, 1 if the grader itself failed, 2 for usage errors.")
-    grade.add_argument("submission", type=Path, help="the student's .py file")
-    add_grading_options(grade)
-    grade.add_argument("--json", type=Path, metavar="PATH",
-                       help="also write Gradescope's results.json format to PATH")
-    grade.add_argument("--csv", type=Path, metavar="PATH",
-                       help="also write a one-row gradebook CSV to PATH")
-    grade.add_argument("--student-id", metavar="ID",
-                       help="the student's id, for the report's header and the CSV row "
-                            "(default: the file name without .py); every student is "
-                            "asked the same positions")
-    grade.add_argument("--student-name", metavar="NAME", default="",
-                       help="the student's name, shown beside the id in the report's header "
-                            "and in results.json; it changes nothing else")
-    grade.add_argument("--quiet", action="store_true", help="print only the score line")
-    grade.set_defaults(func=grade_command)
+    grade_command.register(commands)
     for module in (command, gradescope, handout, service_command):
-        module.register(commands, add_grading_options)
+        module.register(commands, grade_command.add_grading_options)
     return parser
-
-
-def add_grading_options(parser: argparse.ArgumentParser) -> None:
-    """The options every grading command shares (grade, batch, gradescope)."""
-    parser.add_argument("--exhaustive", action="store_true",
-                        help="ask every reachable 3x3 position in both modes, not one per "
-                             "class of the board's 8 symmetries (about 2.4 times the "
-                             "student's CPU time, for the same verdicts on correct code)")
-    parser.add_argument("--visibility", choices=["full", "categories"], default="full",
-                        help="full: every failure with its call, board and why (default); "
-                             "categories: only how many failures of each kind, for the time "
-                             "before the deadline")
-    parser.add_argument("--config", type=Path, metavar="PATH",
-                        help="a configuration file (rubric weights, time limits); "
-                             "start from a copy of grader/default.cfg")
-    parser.add_argument("--leaderboard", action="store_true",
-                        help="results.json: put a correct submission's CPU time on the empty "
-                             "3x3 board on Gradescope's leaderboard")
-    parser.add_argument("--checks", type=Path, nargs="+", default=[], metavar="PATH",
-                        help="more pytest files or folders with extra rubric items")
-
-
-def options_from(args: argparse.Namespace, student_id: str) -> engine.GradeOptions:
-    config = config_file.Config.load(args.config, args.checks)
-    for warning in config.warnings:
-        print(f"python -m grader: warning: {warning}", file=sys.stderr)
-    return engine.GradeOptions(student_id=student_id,
-                               exhaustive=args.exhaustive, config=config,
-                               checks=tuple(args.checks))
-
-
-def grade_command(args: argparse.Namespace) -> int:
-    problem = _usage_problem(args.submission)
-    if problem:  # the instructor's typo is not a student's grade
-        print(f"python -m grader grade: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
-    student_id = args.student_id or args.submission.stem
-    options = options_from(args, student_id)
-    result = engine.grade(args.submission, options)
-    # The name is a label for the report and results.json only: it never reaches the
-    # engine, so it cannot change a score.
-    name = args.student_name
-    text = report.text_report(result, args.visibility, options.config.examples, name)
-    # Files first: a reader that stops early (| head) must not cost the results.
-    if args.json:
-        graded_under = config_file.GradedUnder.of(
-            options.config, args.config.name if args.config else "default",
-            exhaustive=args.exhaustive, visibility=args.visibility,
-            leaderboard=args.leaderboard, checks=args.checks)
-        writers.write_json_atomic(args.json, results_json.gradescope_results(
-            result, args.visibility, options.config.examples, leaderboard=args.leaderboard,
-            graded_under=graded_under.to_json(), student_name=name))
-    if args.csv:
-        table.write_csv(args.csv, [result])
-    print(f"{result.score:g} / {result.max_score:g}  {student_id}" if args.quiet else text)
-    if not args.quiet:
-        print(report.isolation_line(result), file=sys.stderr)   # the instructor's, not the report's
-    if result.grader_error is not None:
-        return EXIT_INTERRUPTED if result.grader_error == engine.INTERRUPTED else EXIT_GRADER_FAILED
-    return EXIT_OK
-
-
-def _usage_problem(path: Path) -> str | None:
-    """Why ``path`` cannot be a submission to grade, or None (its content is the grade's)."""
-    if path.is_dir():
-        inside = sorted(p.name for p in path.glob("*.py"))[:5]
-        hint = f" (it holds {', '.join(inside)})" if inside else " (it holds no .py file)"
-        return (f"{path} is a folder: give the .py file to grade{hint}, or grade a whole "
-                "class with: python -m grader batch " + str(path))
-    if not path.exists():
-        return f"there is no file {path}"
-    return None
-
-
-def _terminate(signum: int, frame: object) -> None:
-    # SIGTERM ends the run like Ctrl-C: the sandbox is closed, the report written.
-    raise KeyboardInterrupt
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    signal.signal(signal.SIGTERM, _terminate)
     if args.command is None:
         parser.print_help()
         print(f"\nA demonstration: grading the student template {TEMPLATE}\n")
         args = parser.parse_args(["grade", str(TEMPLATE), "--student-id", "template"])
-    try:
-        return args.func(args)
-    except config_file.ConfigError as problem:
-        print(f"python -m grader: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("python -m grader: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except BrokenPipeError:  # the reader stopped early (| head): not an error of ours
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_OK
-    except Exception:  # the grader's own bug: say so plainly, with the traceback
-        traceback.print_exc()
-        print("python -m grader: the grader itself failed (above); please report it",
-              file=sys.stderr)
-        return EXIT_GRADER_FAILED
+    return grade_command.run(args.func, args)

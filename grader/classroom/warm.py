@@ -298,7 +298,7 @@ def preload() -> None:
     """Import what every grade imports, work out the hidden positions and solve them
     (deterministic, immutable), and probe bubblewrap, so that each forked grade starts
     with them done."""
-    import grader.cli  # noqa: F401 - what `python -m grader` imports first
+    import grader.suite.command  # noqa: F401 - what a grade runs (python -m grader grade)
     import grader.judge.play  # noqa: F401 - imported later by every grade
     import grader.suite.style  # noqa: F401
     import _pytest.faulthandler, _pytest.helpconfig, _pytest.junitxml  # noqa: F401,E401
@@ -430,5 +430,5 @@ if __name__ == "__main__":
     if _request is None:
         sys.exit(0)
     del _request
-    from grader.cli import main as _main
-    end_grade(_main())
+    from grader.suite.command import main as _grade
+    end_grade(_grade())

@@ -688,7 +688,8 @@ def test_grade_student_name_reaches_the_report_and_results_json_only(tmp_path, m
         return dataclasses.replace(failing(), student_id=options.student_id)
 
     monkeypatch.setattr(engine, "grade", fake_grade)
-    monkeypatch.setattr(cli.signal, "signal", lambda *args: None)   # keep pytest's SIGTERM
+    from grader.suite import command as grade_command
+    monkeypatch.setattr(grade_command.signal, "signal", lambda *args: None)   # pytest's SIGTERM
     submission = tmp_path / "mm_player.py"
     submission.write_text("def mm_move(board, player):\n    return 0, (-1, -1)\n")
     outputs = {}
