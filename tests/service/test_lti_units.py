@@ -182,8 +182,9 @@ def test_the_grade_follows_the_choice_and_the_records(store):
     assert lti.grade_changed(store, "s1", course) == 1
     assert outbox.rows(store)[0].score_given == 40.0               # latest, the default
     store.set_setting(ags.CHOICE_SETTING, "best")
+    store.set_setting("base_url", "https://g.example")   # as serve remembers it
     record_queries.set_adjustment(store, first, 5, "a fine comment", who="instructor")
-    assert lti.grades_changed(store, course) == 1
+    assert lti.submission_changed(store, first) == 1
     [waiting] = outbox.rows(store)
     assert waiting.score_given == 95.0                            # best, adjusted
     payload = json.loads(store.database.one("SELECT payload FROM lti_outbox WHERE id = ?",
@@ -191,6 +192,7 @@ def test_the_grade_follows_the_choice_and_the_records(store):
     assert "adjustment +5: a fine comment" in payload["comment"]
     assert f"https://g.example/submissions/{first}" in payload["comment"]
     assert outbox.counts(store)["superseded"] == 1
+    assert lti.grades_changed(store, course) == 0                  # nothing changed since
 
 
 class FlakyTool:

@@ -17,7 +17,8 @@ The hooks the rest of the page calls, each one line:
     lti.routes                              # in create_app's routes
     Middleware(lti.FrameAncestors, store=store)   # first in create_app's middleware
     lti.start_sender(app) / lti.stop_sender(app)  # in create_app's lifespan
-    lti.grade_changed(store, student_id)    # a result, a regrade, an adjustment, a deadline
+    lti.grade_changed(store, student_id)    # a result, a regrade, a student's deadline
+    lti.submission_changed(store, number)   # an adjustment set or removed
     lti.grades_changed(store)               # the course's deadline or late policy changed
     print(lti.register_platform_file(store, data, path, base_url))    # serve --lti-platform
 """
@@ -32,7 +33,8 @@ from grader.service.lti.ags import Course
 from grader.service.lti.embedding import FrameAncestors
 from grader.service.lti.errors import (CookiesBlocked, LaunchRefused, LtiError, PlatformError,
                                        RegistrationError)
-from grader.service.lti.outbox import Sender, grade_changed, grades_changed
+from grader.service.lti.outbox import (Sender, grade_changed, grades_changed,
+                                       submission_changed)
 from grader.service.lti.platforms import add_platform, read_platform_file, tool_urls
 from grader.service.lti.routes import routes
 from grader.service.lti.tool import Tool
@@ -41,7 +43,8 @@ from grader.service.storage import Store
 
 __all__ = ["CookiesBlocked", "FrameAncestors", "LaunchRefused", "LtiError", "PlatformError",
            "RegistrationError", "Sender", "Tool", "grade_changed", "grades_changed",
-           "register_platform_file", "routes", "start_sender", "stop_sender", "tool_urls"]
+           "register_platform_file", "routes", "start_sender", "stop_sender",
+           "submission_changed", "tool_urls"]
 
 log = logging.getLogger("grader.service.lti")
 

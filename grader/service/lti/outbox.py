@@ -123,6 +123,17 @@ def grade_changed(store: Store, student: str, course: ags.Course | None = None) 
         return 0
 
 
+def submission_changed(store: Store, submission: int) -> int:
+    """The grade of the student who handed in ``submission`` may have changed (its
+    adjustment was set or removed): :func:`grade_changed` for them. Never raises."""
+    try:
+        row = store.submission(submission)
+    except Exception:
+        log.exception("cannot read submission %s for the LMS", submission)
+        return 0
+    return 0 if row is None else grade_changed(store, row.student)
+
+
 def grades_changed(store: Store, course: ags.Course | None = None) -> int:
     """Every LMS-linked student's grade may have changed (the course's deadline or late
     policy changed, or the grade choice): how many rows were written."""
