@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import logging
 import secrets
 from pathlib import Path
@@ -40,7 +41,7 @@ from grader.service import auth, instructor, records_routes, sessions, signin, s
 from grader.service.folder import secure_course_folder
 from grader.service.intake import show_size
 from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
-                                  error_response)
+                                  error_response, route_path)
 from grader.service.queue import GradingQueue
 from grader.service.settings import ServiceSettings
 from grader.service.storage import Store
@@ -146,8 +147,8 @@ class SQLiteInteger(IntegerConvertor):
 
 
 def _sqlite_ids(route: BaseRoute) -> BaseRoute:
-    """``route`` with its ``:int`` parameters bounded to SQLite's integers (a copy: the
-    route lists of the other modules are left as they are)."""
+    """``route`` with its ``:int`` parameters bounded to SQLite's integers (a copy, its name
+    kept for ``path_for``: the route lists of the other modules are left as they are)."""
     if not isinstance(route, Route) or not any(isinstance(convertor, IntegerConvertor)
                                                for convertor in route.param_convertors.values()):
         return route
@@ -246,5 +247,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
     app.state.settings = settings
     app.state.sessions = server_sessions
     app.state.templates = templates
+    # every link of a page comes from a route's name: {{ path_for('submission', number=7) }}
+    environment.globals["path_for"] = functools.partial(route_path, app.router)
     return app
 

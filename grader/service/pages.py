@@ -1,7 +1,14 @@
 """What every page of ``grader serve`` shares: rendering a template with who is signed in
-and the CSRF token, a refusal as a page or as JSON, and the error page.
+and the CSRF token, the path of a named route, a refusal as a page or as JSON, and the
+error page.
 
     return render(request, "student_home.html", {"history": rows})
+    return RedirectResponse(path_for(request, "submission", number=7), status_code=303)
+
+Every link and redirect is built from a route's name (``Route(..., name="submission")``):
+handlers with :func:`path_for`, templates with ``path_for('submission', number=row.id)``
+(the app's template global). Both give the path alone (``/submissions/7``), as a page's own
+links are: a relative link or redirect stays on the address the browser used.
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ import logging
 import re
 import secrets
 from typing import Any
+from urllib.parse import quote
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -34,6 +42,25 @@ SECURITY_HEADERS = [
     (b"referrer-policy", b"no-referrer"),      # a sign-in link must not leak as a referrer
     (b"x-frame-options", b"DENY"),
 ]
+
+
+def route_path(router: Any, name: str, /, **params: Any) -> str:
+    """The path of the route ``name`` of ``router`` (an app's, or a Router) with ``params``,
+    each quoted (any student id makes a link that works; a ``path`` parameter is one name).
+
+    >>> from starlette.routing import Route, Router
+    >>> router = Router([Route("/instructor/students/{student_id}", None,
+    ...                        name="instructor_student")])
+    >>> route_path(router, "instructor_student", student_id="ada lovelace")
+    '/instructor/students/ada%20lovelace'
+    """
+    return str(router.url_path_for(name, **{key: quote(str(value), safe="")
+                                            for key, value in params.items()}))
+
+
+def path_for(request: Request, name: str, /, **params: Any) -> str:
+    """The path of the app's route ``name`` (see :func:`route_path`), for a redirect."""
+    return route_path(request.app.router, name, **params)
 
 
 def is_api(request: Request) -> bool:
