@@ -256,6 +256,10 @@ class Sender:
             number = int(row["platform"])
             if self._resting.get(number, 0.0) > time.monotonic():
                 continue
+            still = self.store.database.one("SELECT status FROM lti_outbox WHERE id = ?",
+                                            (row["id"],))
+            if still is None or still["status"] != "pending":
+                continue          # superseded by a newer grade since it was read: not sent
             platform = platform_by_id(self.store, number)
             assert platform is not None
             try:
