@@ -311,12 +311,13 @@ def _add_deployment(store: Any, form: Any) -> str | None:
 
 
 routes = [
-    Route("/lti/jwks.json", jwks, methods=["GET"]),
-    Route("/lti/login", login, methods=["GET", "POST"]),
-    Route("/lti/launch", launch, methods=["POST"]),
-    Route("/lti/enter/{code}", enter, methods=["GET"]),
-    Route("/lti/register/{code}", register, methods=["GET"]),
-    Route("/lti/close.js", close_script, methods=["GET"]),
-    Route("/instructor/lti", instructor_page, methods=["GET"]),
-    Route("/instructor/lti/{action}", instructor_action, methods=["POST"]),
+    Route("/lti/jwks.json", jwks, methods=["GET"], name="lti_jwks"),
+    Route("/lti/login", login, methods=["GET", "POST"], name="lti_login"),
+    Route("/lti/launch", launch, methods=["POST"], name="lti_launch"),
+    Route("/lti/enter/{code}", enter, methods=["GET"], name="lti_enter"),
+    Route("/lti/register/{code}", register, methods=["GET"], name="lti_register"),
+    Route("/lti/close.js", close_script, methods=["GET"], name="lti_close_script"),
+    Route("/instructor/lti", instructor_page, methods=["GET"], name="lti_instructor_page"),
+    Route("/instructor/lti/{action}", instructor_action, methods=["POST"],
+          name="lti_instructor_action"),
 ]
