@@ -11,4 +11,12 @@ instructor runs the class from the same place.
 
 It sits above ``grader.classroom`` and grades through the same runner as ``batch``;
 nothing below it imports it.
+
+One vocabulary from the database to the templates: a ``storage.Student`` (the roster's
+person) and a ``storage.Submission`` (a submission's row); the class page holds them, never
+copies them: a ``class_queries.ClassSubmission`` is a Submission with what its result
+recorded and its final score, a ``classbook.ClassStudent`` a Student with theirs. Every
+route has a name (``Route(..., name="submission")``), and every link and redirect is built
+from it: ``pages.path_for(request, "submission", number=7)`` in a handler,
+``{{ path_for('submission', number=row.id) }}`` in a template.
 """

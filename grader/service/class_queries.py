@@ -9,11 +9,15 @@ database's public ``query``/``transaction``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Iterable
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable
 
-from grader.service.storage import Store
+from grader.classroom.gradebook import UNRECORDED
+from grader.service.records import FinalScore
+from grader.service.storage import Store, Submission
 from grader.service.times import utc_now
+from grader.suite.config import describe
 
 # The instructor's pages (grader.service.instructor): the class at a glance without loading
 # every results.json, the results of the chosen submissions, and regrades that keep each
@@ -34,28 +38,59 @@ _GRADER_ERROR = ("CASE WHEN json_valid(results_json) THEN "
 
 @dataclass(frozen=True)
 class ClassSubmission:
-    """One submission as the class page sees it: no bytes, no results.json, but what its
-    newest result was graded under and how many results it has had (regrades included)."""
+    """A submission as the class page sees it: the Store's :class:`Submission` (without the
+    columns stored after its results), what its newest result recorded (read by SQLite, not
+    from every results.json), and what the course's records make of it, which
+    :func:`grader.service.classbook.with_records` adds (``final``; ``late`` by the student's
+    deadline in force now, where ``submission.late`` is as judged when it was received).
 
-    id: int
-    student: str
-    received_at: str
-    filename: str
-    size: int
-    sha256: str
-    status: str
-    worker: str | None
-    started_at: str | None
-    finished_at: str | None
-    score: float | None
-    max_score: float | None
-    error: str | None
-    late: bool
-    config: str                 # the queue's label of what it was graded under
-    configuration: str | None   # results.json's extra_data.configuration (JSON), if any
-    fingerprint: str | None     # ...its fingerprint
-    grader_error: bool
-    gradings: int               # results it has had: earlier ones and the newest
+    >>> done = ClassSubmission(Submission(1, "ada42", "2026-01-05T10:00:00Z", score=80.0))
+    >>> done.submission.id, done.graded, done.final_score
+    (1, True, 80.0)
+    """
+
+    submission: Submission
+    configuration: str | None = field(default=None, repr=False)   # results.json's, as JSON
+    fingerprint: str | None = None    # ...its fingerprint (None: none recorded)
+    grader_error: bool = False
+    gradings: int = 0                 # results it has had: earlier ones and the newest
+    final: FinalScore | None = None   # the score with the course's records applied
+    late: bool = False                # by the student's deadline in force now
+
+    @property
+    def graded(self) -> bool:
+        """It has a result whose score counts (the grader did not fail on it)."""
+        return self.submission.score is not None and not self.grader_error
+
+    @property
+    def recorded_configuration(self) -> dict[str, Any] | None:
+        """What its result recorded it was graded under (None: not recorded)."""
+        try:
+            recorded = json.loads(self.configuration) if self.configuration else None
+        except ValueError:
+            return None
+        return recorded if isinstance(recorded, dict) else None
+
+    @property
+    def graded_fingerprint(self) -> str:
+        """The short fingerprint of what its counting result was graded under, as the
+        gradebook's config column says it ("" when it has none; UNRECORDED when its result
+        recorded none)."""
+        if not self.graded:
+            return ""
+        return str(self.fingerprint or UNRECORDED)
+
+    @property
+    def graded_under(self) -> str:
+        """What its result was graded under, in words ("" when it has none)."""
+        return describe(self.recorded_configuration) if self.graded else ""
+
+    @property
+    def final_score(self) -> float | None:
+        """The score that counts: the final one when records apply, else the grader's."""
+        if self.final is not None and self.final.final is not None:
+            return self.final.final
+        return self.submission.score
 
 
 @dataclass(frozen=True)
@@ -72,28 +107,37 @@ class EarlierResult:
 
 
 def class_submissions(store: Store, student: str | None = None) -> list[ClassSubmission]:
-    """Every submission of the class (or of ``student``), by student then oldest first."""
+    """Every submission of the class (or of ``student``), by student then oldest first,
+    each with its ordinal (the student's 1st, 2nd... hand-in)."""
     stale = store.database.one("SELECT 1 FROM submissions s LEFT JOIN result_facts f ON "
-                       f"f.submission = s.id WHERE f.version IS NOT {_VERSION} LIMIT 1")
+                               f"f.submission = s.id WHERE f.version IS NOT {_VERSION} LIMIT 1")
     if stale is not None:                # bring the cache up to date (a write: only then)
         _refresh_facts(store)
     where, parameters = ("WHERE s.student = ? ", (student,)) if student is not None else ("", ())
+    # error, late and config come from result_facts: in submissions they sit after the
+    # results (reading them would read every results.json).
     rows = store.database.query(
         "SELECT s.id, s.student, s.received_at, s.filename, s.size, s.sha256, s.status, "
-        "s.worker, s.started_at, s.finished_at, s.score, s.max_score, f.error, f.late, "
-        "f.config, f.configuration, f.fingerprint, f.grader_error, "
+        "s.attempts, s.worker, s.started_at, s.finished_at, s.score, s.max_score, f.error, "
+        "f.late, f.config, f.configuration, f.fingerprint, f.grader_error, "
         "(SELECT COUNT(*) FROM earlier_results e WHERE e.submission = s.id) AS earlier "
         "FROM submissions s JOIN result_facts f ON f.submission = s.id "
         f"{where}ORDER BY s.student, s.id", parameters)
-    found = []
+    found: list[ClassSubmission] = []
     for row in rows:
         data = dict(row)
-        earlier = int(data.pop("earlier"))
+        facts = {key: data.pop(key) for key in ("configuration", "fingerprint", "grader_error",
+                                                "earlier")}
         data["late"] = bool(data["late"])
-        data["grader_error"] = bool(data["grader_error"])
+        same_student = found and found[-1].submission.student == data["student"]
+        data["ordinal"] = found[-1].submission.ordinal + 1 if same_student else 1
+        submission = Submission(**data)
         # a regrade keeps the old result in place until the new one replaces it
-        data["gradings"] = earlier + (data["status"] == "done" and data["score"] is not None)
-        found.append(ClassSubmission(**data))
+        gradings = int(facts["earlier"]) + (submission.status == "done"
+                                            and submission.score is not None)
+        found.append(ClassSubmission(submission, facts["configuration"], facts["fingerprint"],
+                                     bool(facts["grader_error"]), gradings,
+                                     late=submission.late))
     return found
 
 

@@ -1,12 +1,14 @@
 """The class as the instructor sees it on the page: each student's submissions, the one the
 gradebook takes (latest or best), and what each result was graded under.
 
-Nothing here speaks SQL or HTTP: the Store's instructor queries give :class:`Student`
-values, and the gradebook rows are ``grader.classroom.gradebook`` rows, so that the page's
-gradebook is the same CSV as ``batch``'s.
+Nothing here speaks SQL or HTTP: the Store gives :class:`~grader.service.storage.Student`
+and :class:`~grader.service.class_queries.ClassSubmission` values, a :class:`ClassStudent`
+holds one student and theirs, and the gradebook rows are ``grader.classroom.gradebook`` rows,
+so that the page's gradebook is the same CSV as ``batch``'s.
 
->>> done = Handed(1, "alice", "2026-01-05T10:00:00Z", status="done", score=80.0)
->>> Student("alice", "Alice", submissions=(done,)).chosen("best").id
+>>> done = ClassSubmission(Submission(1, "alice", "2026-01-05T10:00:00Z", status="done",
+...                                   score=80.0))
+>>> ClassStudent(storage.Student("alice", "Alice"), (done,)).chosen("best").submission.id
 1
 """
 
@@ -25,8 +27,10 @@ from grader.classroom import gradebook, roster
 from grader.classroom import similarity as similar
 from grader.classroom.people import Person
 from grader.service import class_queries, record_queries, storage
+from grader.service.class_queries import ClassSubmission
 from grader.service.intake import Deadlines
 from grader.service.records import Adjustment, FinalScore, LatePolicy
+from grader.service.storage import Submission
 from grader.service.times import format_time, parse_time
 from grader.suite import writers
 from grader.suite.config import Config, ConfigError, describe
@@ -81,111 +85,51 @@ class CourseRecords:
                                   adjustment=self.adjustments.get(submission))
 
 
-@dataclass(frozen=True)
-class Handed:
-    """One submission of a student and its newest result (the Store's ClassSubmission).
+def with_records(handed: ClassSubmission,
+                 records: CourseRecords | None = None) -> ClassSubmission:
+    """``handed`` with what the course's records make of it: late by the student's own
+    deadline (when one holds) and its final score; without records, as it was received.
 
-    ``status`` is the queue's: queued, running, done, error. A regrade queues a graded
-    submission again and keeps its result in place until the new one replaces it, so
-    ``score`` may be set while it is queued.
+    >>> records = CourseRecords(Deadlines(parse_time("2026-01-05T00:00:00Z")))
+    >>> one = ClassSubmission(Submission(1, "a", "2026-01-05T10:00:00Z", score=9.0))
+    >>> with_records(one, records).late, with_records(one).late
+    (True, False)
     """
-
-    id: int
-    student_id: str
-    received_at: str
-    size: int = 0
-    sha256: str = ""
-    late: bool = False
-    status: str = "queued"
-    score: float | None = None
-    max_score: float | None = None
-    configuration_json: str | None = field(default=None, repr=False)   # what it recorded
-    recorded: str | None = None  # the fingerprint it recorded (None: none recorded)
-    grader_error: bool = False
-    error: str = ""            # why grading failed (status error)
-    worker: str = ""           # where it is being graded (status running)
-    gradings: int = 0          # results it has had (regrades add one)
-    label: str = ""            # the queue's name for what it was graded under
-    final: FinalScore | None = None   # the score with the course's records applied
-    ordinal: int = 0           # the student's 1st, 2nd... hand-in
-
-    @classmethod
-    def of(cls, row: class_queries.ClassSubmission,
-           records: CourseRecords | None = None, ordinal: int = 0) -> "Handed":
-        """The submission the Store's instructor query gives; with ``records``, late by the
-        student's own deadline and its final score (else as it was marked when received)."""
-        late, final = row.late, None
-        if records is not None:
-            if records.deadlines_of(row.student).deadline is not None:
-                late = records.late(row.student, row.received_at)
-            final = records.final(row.student, row.id, row.received_at, row.score,
-                                  row.max_score)
-        return cls(row.id, row.student, row.received_at, row.size, row.sha256, late,
-                   row.status, row.score, row.max_score, row.configuration,
-                   row.fingerprint, row.grader_error, row.error or "", row.worker or "",
-                   row.gradings, row.config, final, ordinal)
-
-    @property
-    def final_score(self) -> float | None:
-        """The score that counts: the final one when records apply, else the grader's."""
-        if self.final is not None and self.final.final is not None:
-            return self.final.final
-        return self.score
-
-    @property
-    def configuration(self) -> dict[str, Any] | None:
-        """What its result recorded it was graded under (None: not recorded)."""
-        try:
-            recorded = json.loads(self.configuration_json) if self.configuration_json else None
-        except ValueError:
-            return None
-        return recorded if isinstance(recorded, dict) else None
-
-    @property
-    def graded(self) -> bool:
-        """It has a result whose score counts (the grader did not fail on it)."""
-        return self.score is not None and not self.grader_error
-
-    @property
-    def fingerprint(self) -> str:
-        """The short fingerprint of what its result was graded under ("" when none)."""
-        if not self.graded:
-            return ""
-        return str(self.recorded or UNRECORDED)
-
-    @property
-    def graded_under(self) -> str:
-        """What its result was graded under, in words ("" when it has none)."""
-        return describe(self.configuration) if self.graded else ""
+    if records is None:
+        return handed
+    row = handed.submission
+    late = row.late
+    if records.deadlines_of(row.student).deadline is not None:
+        late = records.late(row.student, row.received_at)
+    final = records.final(row.student, row.id, row.received_at, row.score, row.max_score)
+    return dataclasses.replace(handed, late=late, final=final)
 
 
 @dataclass(frozen=True)
-class Student:
-    """A student of the roster and their submissions, oldest first."""
+class ClassStudent:
+    """A student of the roster (:class:`~grader.service.storage.Student`) and their
+    submissions, oldest first, as the class page sees them."""
 
-    student_id: str
-    name: str = ""
-    email: str = ""
-    revoked: bool = False
-    submissions: tuple[Handed, ...] = ()
+    student: storage.Student
+    submissions: tuple[ClassSubmission, ...] = ()
     own_deadline: Deadlines | None = None   # their own deadline, when they have one
     test_student: bool = False              # an LMS's fake student (Canvas's Test Student)
 
     @property
-    def latest(self) -> Handed | None:
+    def latest(self) -> ClassSubmission | None:
         """The newest submission, whatever its status."""
         return self.submissions[-1] if self.submissions else None
 
-    def chosen(self, choice: str, current: str = "") -> Handed | None:
+    def chosen(self, choice: str, current: str = "") -> ClassSubmission | None:
         """The submission the gradebook takes: the newest graded one (``latest``) or the
         highest final score (``best``; the newer of equal scores); None when none is
         graded. With ``current`` (the fingerprint new gradings use), ``best`` is chosen
         among the results graded under it when the student has any, so that a gradebook
         is never a mix of one student's old and new results.
 
-        >>> one = Handed(1, "a", "t1", status="done", score=9.0)
-        >>> two = Handed(2, "a", "t2", status="done", score=5.0)
-        >>> Student("a", submissions=(one, two)).chosen("best").id
+        >>> one = ClassSubmission(Submission(1, "a", "t1", status="done", score=9.0))
+        >>> two = ClassSubmission(Submission(2, "a", "t2", status="done", score=5.0))
+        >>> ClassStudent(storage.Student("a"), (one, two)).chosen("best").submission.id
         1
         """
         if choice not in CHOICES:
@@ -196,18 +140,19 @@ class Student:
         if choice == "latest":
             return graded[-1]
         if current:
-            graded = [handed for handed in graded if handed.fingerprint == current] or graded
+            graded = [handed for handed in graded
+                      if handed.graded_fingerprint == current] or graded
         return max(reversed(graded), key=lambda handed: handed.final_score or 0.0)
 
     @property
-    def best(self) -> Handed | None:
+    def best(self) -> ClassSubmission | None:
         """The submission with the highest score (see :meth:`chosen`)."""
         return self.chosen("best")
 
     @property
     def status(self) -> str:
         """The newest submission's status, or "no submission"."""
-        return self.latest.status if self.latest else NO_SUBMISSION
+        return self.latest.submission.status if self.latest else NO_SUBMISSION
 
     @property
     def late_count(self) -> int:
@@ -216,73 +161,71 @@ class Student:
 
 
 def class_students(store: storage.Store,
-                   records: CourseRecords | None = None) -> list[Student]:
+                   records: CourseRecords | None = None) -> list[ClassStudent]:
     """Every student of the roster with their submissions (and anyone the database has
     submissions of but the roster lost: they are never hidden); with ``records``, each
     submission's lateness and final score by the course's records."""
-    submissions: dict[str, list[Handed]] = {}
-    for row in class_queries.class_submissions(store):
-        mine = submissions.setdefault(row.student, [])
-        mine.append(Handed.of(row, records, len(mine) + 1))
+    submissions: dict[str, list[ClassSubmission]] = {}
+    for handed in class_queries.class_submissions(store):
+        submissions.setdefault(handed.submission.student, []).append(
+            with_records(handed, records))
     own = records.own if records is not None else {}
-    students = [Student(person.id, person.name, person.email, person.revoked,
-                        tuple(submissions.pop(person.id, ())), own.get(person.id),
-                        roster.is_test_student(person.name))
+    students = [ClassStudent(person, tuple(submissions.pop(person.id, ())), own.get(person.id),
+                             roster.is_test_student(person.name))
                 for person in store.students()]
-    students += [Student(student_id, submissions=tuple(rows), own_deadline=own.get(student_id))
+    students += [ClassStudent(storage.Student(student_id), tuple(rows), own.get(student_id))
                  for student_id, rows in sorted(submissions.items())]
     return students
 
 
-
-
-def gradebook_row(student: Student, choice: str = "latest",
+def gradebook_row(entry: ClassStudent, choice: str = "latest",
                   results: dict[str, Any] | None = None, current: str = "") -> gradebook.Row:
     """The student's gradebook row: the chosen submission's ``results`` (its results.json),
     read as ``batch`` reads a result. A student with nothing graded gets a row that says
     why (no submission, waiting, the grader failed), with empty scores.
 
     >>> data = {"score": 80.0, "tests": [], "extra_data": {"max_score": 100}}
-    >>> alice = Student("alice", "Alice", submissions=(Handed(1, "alice", "t", score=80.0),))
-    >>> row = gradebook_row(alice, "latest", data)
+    >>> one = ClassSubmission(Submission(1, "alice", "t", score=80.0))
+    >>> row = gradebook_row(ClassStudent(storage.Student("alice", "Alice"), (one,)), "latest", data)
     >>> row.score, row.status, row.source
     (80.0, 'graded', 'submission 1')
     """
-    handed = student.chosen(choice, current)
+    student = entry.student
+    handed = entry.chosen(choice, current)
     extra: dict[str, Any] = dict(name=student.name,
-                                 people=(Person(student.name, student.student_id,
-                                                student.email),))
+                                 people=(Person(student.name, student.id, student.email),))
     if handed is not None and isinstance(results, dict):
-        row = gradebook.row_from_results(student.student_id, results, late=handed.late,
-                                         source=f"submission {handed.id}",
-                                         submitted_at=handed.received_at, **extra)
+        row = gradebook.row_from_results(student.id, results, late=handed.late,
+                                         source=f"submission {handed.submission.id}",
+                                         submitted_at=handed.submission.received_at, **extra)
         return dataclasses.replace(row, score=handed.final_score,
-                                   records=record_cells(student, handed))
-    latest = handed or student.latest
+                                   records=record_cells(entry, handed))
+    latest = handed or entry.latest
     if latest is None:
-        return gradebook.not_graded_row(student.student_id, NO_SUBMISSION, **extra)
+        return gradebook.not_graded_row(student.id, NO_SUBMISSION, **extra)
+    submission = latest.submission
     if handed is not None:
         reason = "its result cannot be read"
-    elif latest.status == "error" or latest.grader_error:
-        reason = "grader error" + (f": {latest.error}" if latest.error else "")
+    elif submission.status == "error" or latest.grader_error:
+        reason = "grader error" + (f": {submission.error}" if submission.error else "")
     else:
         # A sentence an instructor reads at a glance, as batch's statuses are.
         reason = {"queued": "waiting its turn in the queue (its report comes when it is graded)",
                   "running": "being graded now (its report comes in seconds)"}.get(
-                      latest.status, f"{latest.status}, not graded yet")
-    row = gradebook.not_graded_row(student.student_id, reason, late=latest.late,
-                                   source=f"submission {latest.id}",
-                                   submitted_at=latest.received_at, **extra)
-    return dataclasses.replace(row, records=record_cells(student, None))
+                      submission.status, f"{submission.status}, not graded yet")
+    row = gradebook.not_graded_row(student.id, reason, late=latest.late,
+                                   source=f"submission {submission.id}",
+                                   submitted_at=submission.received_at, **extra)
+    return dataclasses.replace(row, records=record_cells(entry, None))
 
 
-def record_cells(student: Student, handed: Handed | None) -> dict[str, str]:
+def record_cells(entry: ClassStudent, handed: ClassSubmission | None) -> dict[str, str]:
     """The gradebook's cells of the course's records (gradebook.RECORD_COLUMNS): the
     grader's score, the late penalty, the adjustment and its note, the own deadline."""
     final = handed.final if handed is not None else None
     adjustment = final.adjustment if final is not None else None
-    own = student.own_deadline
-    return {"raw_score": gradebook.cell(handed.score if handed else None),
+    own = entry.own_deadline
+    return {"raw_score": gradebook.cell(handed.submission.score if handed else None),
             "penalty": _number(-final.penalty_points) if final and final.penalty_points
             else "",
             "adjustment": _number(adjustment.points) if adjustment else "",
@@ -295,24 +238,24 @@ def _number(value: float) -> int | float:
     return int(value) if float(value).is_integer() else round(value, 3)
 
 
-def gradebook_rows(store: storage.Store, students: Sequence[Student],
+def gradebook_rows(store: storage.Store, students: Sequence[ClassStudent],
                    choice: str = "latest", current: str = "") -> list[gradebook.Row]:
     """One gradebook row per student, in the order given (the chosen results read from
     ``store``); an LMS's test student who handed in nothing has none."""
-    students = [student for student in students
-                if not (student.test_student and not student.submissions)]
-    chosen = {student.student_id: student.chosen(choice, current) for student in students}
-    texts = class_queries.results_of(store, [handed.id for handed in chosen.values() if handed])
+    students = [entry for entry in students
+                if not (entry.test_student and not entry.submissions)]
+    chosen = [entry.chosen(choice, current) for entry in students]
+    texts = class_queries.results_of(store, [handed.submission.id for handed in chosen
+                                             if handed])
     rows = []
-    for student in students:
-        handed = chosen[student.student_id]
+    for entry, handed in zip(students, chosen):
         results = None
-        if handed is not None and handed.id in texts:
+        if handed is not None and handed.submission.id in texts:
             try:
-                results = json.loads(texts[handed.id])
+                results = json.loads(texts[handed.submission.id])
             except ValueError:
                 results = None
-        rows.append(gradebook_row(student, choice, results, current))
+        rows.append(gradebook_row(entry, choice, results, current))
     return rows
 
 
@@ -332,7 +275,7 @@ class Configuration:
     current: bool = False
 
 
-def configurations(students: Sequence[Student], current: str = "",
+def configurations(students: Sequence[ClassStudent], current: str = "",
                    choice: str = "latest") -> list[Configuration]:
     """The configurations the chosen results were graded under, the most used first;
     ``current`` (a fingerprint) marks the one new gradings use.
@@ -346,8 +289,8 @@ def configurations(students: Sequence[Student], current: str = "",
         handed = student.chosen(choice, current)
         if handed is None:
             continue
-        counts[handed.fingerprint] += 1
-        texts.setdefault(handed.fingerprint, handed.graded_under)
+        counts[handed.graded_fingerprint] += 1
+        texts.setdefault(handed.graded_fingerprint, handed.graded_under)
     return [Configuration(fingerprint, texts[fingerprint], count, fingerprint == current)
             for fingerprint, count in counts.most_common()]
 
@@ -418,3 +361,46 @@ def similarity_problem(out: Path) -> str | None:
         return (Path(out) / SIMILARITY_ERROR).read_text(encoding="utf-8")
     except OSError:
         return None
+
+
+# --- the old names grader.service.lti.ags imports (until it uses ClassStudent and
+# ClassSubmission): nothing else here uses them ------------------------------------------
+
+class Handed(ClassSubmission):
+    """A :class:`ClassSubmission` with the submission's id, ordinal, time and maximum at
+    the top, as ``lti.ags`` reads them (``Handed.of(row, records, ordinal)``)."""
+
+    @classmethod
+    def of(cls, row: ClassSubmission, records: CourseRecords | None = None,
+           ordinal: int = 0) -> "Handed":
+        handed = with_records(row, records)
+        if ordinal:
+            handed = dataclasses.replace(
+                handed, submission=dataclasses.replace(handed.submission, ordinal=ordinal))
+        return cls(**{field.name: getattr(handed, field.name)
+                      for field in dataclasses.fields(ClassSubmission)})
+
+    @property
+    def id(self) -> int:
+        return self.submission.id
+
+    @property
+    def ordinal(self) -> int:
+        return self.submission.ordinal
+
+    @property
+    def received_at(self) -> str:
+        return self.submission.received_at
+
+    @property
+    def max_score(self) -> float | None:
+        return self.submission.max_score
+
+
+def Student(student_id: str, name: str = "", email: str = "",  # noqa: N802 (the old class)
+            revoked: bool = False, submissions: Sequence[ClassSubmission] = (),
+            own_deadline: Deadlines | None = None, test_student: bool = False) -> ClassStudent:
+    """The :class:`ClassStudent` of ``student_id`` (the old class's arguments)."""
+    return ClassStudent(storage.Student(student_id, name, email, revoked), tuple(submissions),
+                        own_deadline, test_student)
+

@@ -36,7 +36,7 @@ from grader.classroom import summary
 from grader.classroom.state import graded_under
 from grader.service import (auth, class_queries, classbook, record_queries,
                             similarity_routes, storage)
-from grader.service.pages import csv_response, render, with_inline_styles
+from grader.service.pages import csv_response, path_for, render, with_inline_styles
 from grader.service.student_routes import file_response, render_submission
 from grader.classroom.roster import RosterError, parse_roster
 from grader.suite import table
@@ -51,7 +51,7 @@ LINKS_COLUMNS = ["student_id", "name", "email", "link"]
 # The summary's advice is batch's; here the instructor regrades from the page.
 BATCH_ADVICE = ("Run the batch again with <code>--regrade-changed</code> to grade every "
                 "submission under one.")
-SERVE_ADVICE = ('<a href="/instructor/config">Regrade everyone</a> to grade each student\'s '
+SERVE_ADVICE = ('<a href="{config}">Regrade everyone</a> to grade each student\'s '
                 "latest submission under the current one.")
 # The notes a redirect may ask the class page to show (never text from the URL itself).
 NOTES = {"regraded": "{n} submissions queued to be graded again under the current "
@@ -99,7 +99,13 @@ def _student_or_404(request: Request) -> storage.Student:
     return student
 
 
-def _submission_or_404(request: Request) -> storage.SubmissionRow:
+def _to_student(request: Request, student_id: str, did: str) -> Response:
+    """Back to the student's page, with the note ``did`` (a key of NOTES)."""
+    return RedirectResponse(f"{path_for(request, 'instructor_student', student_id=student_id)}"
+                            f"?did={did}", status_code=303)
+
+
+def _submission_or_404(request: Request) -> storage.Submission:
     row = _store(request).submission(request.path_params["number"])
     if row is None:
         raise HTTPException(404, f"there is no submission {request.path_params['number']}")
@@ -135,7 +141,7 @@ def forgotten_config(request: Request) -> str:
     return chosen
 
 
-def class_students(request: Request) -> list[classbook.Student]:
+def class_students(request: Request) -> list[classbook.ClassStudent]:
     """Every student with their submissions, late and final scores by the course's records."""
     settings = _state(request).settings
     store = _store(request)
@@ -185,19 +191,19 @@ async def class_json(request: Request) -> Response:
     students = await run_in_threadpool(class_students, request)
     current = await run_in_threadpool(current_fingerprint, current_grading(request))
 
-    def brief(handed: classbook.Handed | None) -> dict[str, Any] | None:
+    def brief(handed: class_queries.ClassSubmission | None) -> dict[str, Any] | None:
         if handed is None:
             return None
-        final = handed.final
-        return {"id": handed.id, "number": handed.ordinal, "status": handed.status,
-                "score": handed.final_score, "raw_score": handed.score,
+        final, row = handed.final, handed.submission
+        return {"id": row.id, "number": row.ordinal, "status": row.status,
+                "score": handed.final_score, "raw_score": row.score,
                 "penalty": final.penalty_points if final else 0.0,
                 "adjustment": final.adjustment.points if final and final.adjustment else None,
-                "max_score": handed.max_score, "late": handed.late,
-                "received_at": handed.received_at, "config": handed.fingerprint}
+                "max_score": row.max_score, "late": handed.late,
+                "received_at": row.received_at, "config": handed.graded_fingerprint}
 
-    def own(student: classbook.Student) -> dict[str, Any] | None:
-        deadlines = student.own_deadline
+    def own(entry: classbook.ClassStudent) -> dict[str, Any] | None:
+        deadlines = entry.own_deadline
         if deadlines is None:
             return None
         return {"deadline": format_time(deadlines.deadline) if deadlines.deadline else None,
@@ -206,14 +212,14 @@ async def class_json(request: Request) -> Response:
 
     used = classbook.configurations(students, current)
     return JSONResponse({
-        "students": [{"student_id": student.student_id, "name": student.name,
-                      "email": student.email, "revoked": student.revoked,
-                      "submissions": len(student.submissions), "late": student.late_count,
-                      "status": student.status, "latest": brief(student.latest),
-                      "latest_graded": brief(student.chosen("latest")),
-                      "best": brief(student.chosen("best", current)),
-                      "own_deadline": own(student), "test_student": student.test_student}
-                     for student in students],
+        "students": [{"student_id": entry.student.id, "name": entry.student.name,
+                      "email": entry.student.email, "revoked": entry.student.revoked,
+                      "submissions": len(entry.submissions), "late": entry.late_count,
+                      "status": entry.status, "latest": brief(entry.latest),
+                      "latest_graded": brief(entry.chosen("latest")),
+                      "best": brief(entry.chosen("best", current)),
+                      "own_deadline": own(entry), "test_student": entry.test_student}
+                     for entry in students],
         "configuration": {"current": current, "mixed": len(used) > 1,
                           "used": [dataclasses.asdict(one) for one in used]}},
         headers={"cache-control": "no-store"})
@@ -229,9 +235,9 @@ async def student_page(request: Request, problem: str | None = None,
     settings = _state(request).settings
     records = classbook.CourseRecords.load(store, settings.deadlines, settings.late_policy)
     rows = await run_in_threadpool(class_queries.class_submissions, store, person.id)
-    submissions = [classbook.Handed.of(row, records, number)
-                   for number, row in reversed(list(enumerate(rows, start=1)))]
-    link = "" if person.revoked else f"{_base_url(request)}/s/{store.student_token(person.id)}"
+    submissions = [classbook.with_records(handed, records) for handed in reversed(rows)]
+    link = "" if person.revoked else _base_url(request) + path_for(
+        request, "sign_in", token=store.student_token(person.id))
     own = records.own.get(person.id)
     return render(request, "instructor_student.html", {
         "person": person, "submissions": submissions, "link": link,
@@ -254,7 +260,7 @@ async def revoke(request: Request) -> Response:
     person = _student_or_404(request)
     _store(request).set_revoked(person.id, True)
     log.info("the instructor revoked the link of %s", person.id)
-    return RedirectResponse(f"/instructor/students/{person.id}?did=revoked", status_code=303)
+    return _to_student(request, person.id, "revoked")
 
 
 async def renew(request: Request) -> Response:
@@ -264,7 +270,7 @@ async def renew(request: Request) -> Response:
     person = _student_or_404(request)
     _store(request).renew_student_token(person.id)
     log.info("the instructor renewed the link of %s", person.id)
-    return RedirectResponse(f"/instructor/students/{person.id}?did=renewed", status_code=303)
+    return _to_student(request, person.id, "renewed")
 
 
 async def submission_page(request: Request, problem: str | None = None,
@@ -296,7 +302,7 @@ async def retry(request: Request) -> Response:
     if queued:
         _wake(request, 1)
         log.info("the instructor queued submission %s again", row.id)
-    return RedirectResponse(f"/instructor/students/{row.student}?did=retried", status_code=303)
+    return _to_student(request, row.student, "retried")
 
 
 async def regrade_everyone(request: Request) -> Response:
@@ -306,13 +312,14 @@ async def regrade_everyone(request: Request) -> Response:
     await _form(request)
     store = _store(request)
     students = await run_in_threadpool(class_students, request)
-    counting = {handed.id for student in students
-                for handed in (student.latest, student.chosen("latest"), student.best)
+    counting = {handed.submission.id for entry in students
+                for handed in (entry.latest, entry.chosen("latest"), entry.best)
                 if handed is not None}
     queued = await run_in_threadpool(class_queries.regrade_submissions, store, counting)
     _wake(request, len(queued))
     log.info("the instructor queued %d submissions to be graded again", len(queued))
-    return RedirectResponse(f"/instructor?did=regraded&n={len(queued)}", status_code=303)
+    return RedirectResponse(f"{path_for(request, 'instructor_class')}?did=regraded"
+                            f"&n={len(queued)}", status_code=303)
 
 
 # --- the queue -------------------------------------------------------------------------------
@@ -323,7 +330,8 @@ async def queue_page(request: Request) -> Response:
     store = _store(request)
     queue = _state(request).queue
     # the class query, not the queue's: it reads no results.json (a regrade queues many)
-    rows = sorted(await run_in_threadpool(class_queries.class_submissions, store),
+    rows = sorted((handed.submission for handed in
+                   await run_in_threadpool(class_queries.class_submissions, store)),
                   key=lambda row: row.id)            # the order they are taken in
     return render(request, "instructor_queue.html", {
         "running": [row for row in rows if row.status == "running"],
@@ -435,10 +443,12 @@ async def summary_page(request: Request) -> Response:
         return summary.summary_html(rows, f"Class summary ({choice} submission of each "
                                           "student)", similarity=found)
 
-    html = (await run_in_threadpool(build)).replace(BATCH_ADVICE, SERVE_ADVICE)
-    back = ('<p><a href="/instructor">Back to the class</a> · '
-            f'<a href="/instructor/summary?choice={"best" if choice == "latest" else "latest"}">'
-            f'{"best" if choice == "latest" else "latest"} submission of each</a></p>')
+    advice = SERVE_ADVICE.format(config=path_for(request, "instructor_config"))
+    html = (await run_in_threadpool(build)).replace(BATCH_ADVICE, advice)
+    other = "best" if choice == "latest" else "latest"
+    back = (f'<p><a href="{path_for(request, "instructor_class")}">Back to the class</a> · '
+            f'<a href="{path_for(request, "instructor_summary")}?choice={other}">'
+            f'{other} submission of each</a></p>')
     return with_inline_styles(html.replace("<body>", "<body>" + back, 1))
 
 
@@ -507,23 +517,29 @@ async def config_save(request: Request) -> Response:
 
 
 routes = [
-    Route("/instructor", class_page),
-    Route("/instructor/students/{student_id}", student_page),
-    Route("/instructor/students/{student_id}/revoke", revoke, methods=["POST"]),
-    Route("/instructor/students/{student_id}/renew", renew, methods=["POST"]),
-    Route("/instructor/submissions/{number:int}", submission_page),
-    Route("/instructor/submissions/{number:int}/file", submission_file),
-    Route("/instructor/submissions/{number:int}/retry", retry, methods=["POST"]),
-    Route("/instructor/regrade", regrade_everyone, methods=["POST"]),
-    Route("/instructor/queue", queue_page),
-    Route("/instructor/roster", roster_page, methods=["GET"]),
-    Route("/instructor/roster", roster_import, methods=["POST"]),
-    Route("/instructor/links.csv", links_csv),
-    Route("/instructor/summary", summary_page),
-    Route("/instructor/summary.html", summary_page),
-    Route("/instructor/config", config_page, methods=["GET"]),
-    Route("/instructor/config", config_save, methods=["POST"]),
-    Route("/api/gradebook.csv", gradebook_csv),
-    Route("/api/class", class_json),
+    Route("/instructor", class_page, name="instructor_class"),
+    Route("/instructor/students/{student_id}", student_page, name="instructor_student"),
+    Route("/instructor/students/{student_id}/revoke", revoke, methods=["POST"],
+          name="instructor_revoke"),
+    Route("/instructor/students/{student_id}/renew", renew, methods=["POST"],
+          name="instructor_renew"),
+    Route("/instructor/submissions/{number:int}", submission_page,
+          name="instructor_submission"),
+    Route("/instructor/submissions/{number:int}/file", submission_file,
+          name="instructor_submission_file"),
+    Route("/instructor/submissions/{number:int}/retry", retry, methods=["POST"],
+          name="instructor_retry"),
+    Route("/instructor/regrade", regrade_everyone, methods=["POST"], name="instructor_regrade"),
+    Route("/instructor/queue", queue_page, name="instructor_queue"),
+    Route("/instructor/roster", roster_page, methods=["GET"], name="instructor_roster"),
+    Route("/instructor/roster", roster_import, methods=["POST"],
+          name="instructor_roster_import"),
+    Route("/instructor/links.csv", links_csv, name="instructor_links"),
+    Route("/instructor/summary", summary_page, name="instructor_summary"),
+    Route("/instructor/summary.html", summary_page, name="instructor_summary_html"),
+    Route("/instructor/config", config_page, methods=["GET"], name="instructor_config"),
+    Route("/instructor/config", config_save, methods=["POST"], name="instructor_config_save"),
+    Route("/api/gradebook.csv", gradebook_csv, name="api_gradebook"),
+    Route("/api/class", class_json, name="api_class"),
     *similarity_routes.routes,
 ]

@@ -20,7 +20,7 @@ from grader.service.queue import GradingQueue, estimate_wait, read_progress
 from grader.service.records import FinalScore
 from grader.service.report_parts import Block, Section, parse_block, parse_report
 from grader.service.settings import ServiceSettings
-from grader.service.storage import Store, SubmissionRow
+from grader.service.storage import Store, Submission
 from grader.service.times import now, parse_time
 
 # Below this many seconds an estimate is noise: a running grade's page says how long it has
@@ -50,7 +50,7 @@ def run_left(elapsed: float, typical: float) -> float:
     return max(typical - elapsed, elapsed / 4)
 
 
-def _elapsed(row: SubmissionRow) -> float:
+def _elapsed(row: Submission) -> float:
     """Seconds since the row's grading run started (0 when it has not)."""
     if row.status != "running" or not row.started_at:
         return 0.0
@@ -61,7 +61,7 @@ def _free_slots(queue: GradingQueue, running: int) -> int:
     return max(queue.jobs - running, 0)
 
 
-def wait_for(store: Store, queue: GradingQueue, row: SubmissionRow) -> float | None:
+def wait_for(store: Store, queue: GradingQueue, row: Submission) -> float | None:
     """Estimated seconds until ``row`` has its report; None when it has one, or when it is
     graded and a typical run's time has gone by (then only the time so far is honest)."""
     recent = queue.recent_seconds()      # kept by the queue: no query at every poll
@@ -122,7 +122,7 @@ def status_text(phase: str, position: int, elapsed: float, wait: float | None) -
 
 
 def live_view(store: Store, queue: GradingQueue, settings: ServiceSettings,
-              row: SubmissionRow) -> dict[str, Any]:
+              row: Submission) -> dict[str, Any]:
     """The live part of a submission's page, and of its JSON: ``phase`` ("queued" while it
     waits for a grader, "running" once one is free for it or has it, else the status),
     ``text`` (see :func:`status_text`), the rubric items finished (``items``: name, score,
@@ -153,7 +153,7 @@ def live_view(store: Store, queue: GradingQueue, settings: ServiceSettings,
 
 # --- the results a person may see ----------------------------------------------------------
 
-def student_results(row: SubmissionRow, deadlines: Deadlines,
+def student_results(row: Submission, deadlines: Deadlines,
                     instructor: bool = False) -> dict[str, Any] | None:
     """The results.json a person may see: the instructor all of it; a student what Gradescope
     would show them (no hidden tests, no extra_data; "after the due date" tests only after
@@ -253,7 +253,7 @@ def final_json(final: FinalScore | None) -> dict[str, Any]:
 
 # --- the report ----------------------------------------------------------------------------
 
-def report_view(row: SubmissionRow, deadlines: Deadlines, instructor: bool = False,
+def report_view(row: Submission, deadlines: Deadlines, instructor: bool = False,
                 final: FinalScore | None = None) -> dict[str, Any] | None:
     """What the report part of a page shows, in the terminal report's order: the lead (the
     likely cause, a file that cannot run, a game started at import), the lines to paste,
@@ -355,7 +355,7 @@ def _sections_of(rubric: list[dict[str, Any]], in_full: dict[str, str]) -> tuple
 # --- the pages and the JSON ----------------------------------------------------------------
 
 def page_context(store: Store, queue: GradingQueue, settings: ServiceSettings,
-                 row: SubmissionRow, instructor: bool = False,
+                 row: Submission, instructor: bool = False,
                  final: FinalScore | None = None,
                  deadlines: Deadlines | None = None) -> dict[str, Any]:
     """What ``submission.html`` shows of a submission (the routes add the URLs): the row
@@ -367,7 +367,7 @@ def page_context(store: Store, queue: GradingQueue, settings: ServiceSettings,
 
 
 def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings,
-                    row: SubmissionRow, instructor: bool = False,
+                    row: Submission, instructor: bool = False,
                     final: FinalScore | None = None,
                     deadlines: Deadlines | None = None) -> dict[str, Any]:
     """``GET /api/submissions/ID``: the status, the place in the queue, the live items, the

@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grader.classroom.discover import Submission
+from grader.classroom import discover
 from grader.classroom.run import (DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, LocalRunner,
                                   Slot, run_grade)
-from grader.service.storage import Store, SubmissionRow
+from grader.service.storage import Store, Submission
 from grader.suite.config import Config
 from grader.suite.plugin import PROGRESS_VARIABLE
 
@@ -239,7 +239,7 @@ class GradingQueue:
             else:
                 self._work(name, *claimed, slot=None)
 
-    def _claim(self, name: str) -> tuple[SubmissionRow, GradingOptions] | None:
+    def _claim(self, name: str) -> tuple[Submission, GradingOptions] | None:
         """The oldest queued submission, now running on ``name``, and what to grade it under."""
         with self._options_lock:
             label, grading = self.label, self.options.grading
@@ -257,7 +257,7 @@ class GradingQueue:
                 self._wake.wait(IDLE_POLL_SECONDS)
             self._pending = False
 
-    def _work(self, name: str, row: SubmissionRow, grading: GradingOptions,
+    def _work(self, name: str, row: Submission, grading: GradingOptions,
               slot: Slot | None) -> None:
         self.workers[name] = f"grading submission {row.id}" + (
             f" on CPU slot {slot.index}" if slot is not None else "")
@@ -269,7 +269,7 @@ class GradingQueue:
         finally:
             self.workers[name] = "idle"
 
-    def _grade(self, row: SubmissionRow, grading: GradingOptions, slot: Slot | None) -> None:
+    def _grade(self, row: Submission, grading: GradingOptions, slot: Slot | None) -> None:
         folder = self.data / WORK / str(row.id)
         folder.mkdir(parents=True, exist_ok=True)
         path = folder / SUBMISSION_NAME
@@ -292,8 +292,8 @@ class GradingQueue:
              progress: Path, slot: Slot | None) -> Attempt:
         name = self._student_name(student)
         if slot is None:                  # Dask: its own slots, no progress file here
-            job = Job(Submission(student, path), grading, scratch, self.options.timeout,
-                      student_name=name)
+            job = Job(discover.Submission(student, path), grading, scratch,
+                      self.options.timeout, student_name=name)
             return self._runner.submit(job).result()
 
         def lend() -> None:
@@ -314,7 +314,7 @@ class GradingQueue:
             return ""
         return (found.name or "") if found is not None else ""
 
-    def _store_attempt(self, row: SubmissionRow, attempt: Attempt) -> str:
+    def _store_attempt(self, row: Submission, attempt: Attempt) -> str:
         """Store what a run left: "done", or "queued"/"error" when it failed."""
         results: dict[str, Any] | None = None
         if attempt.results is not None:

@@ -28,7 +28,7 @@ from starlette.routing import Route
 from grader.service import auth, record_queries
 from grader.service.instructor import student_page, submission_page
 from grader.service.deadline_csv import DeadlineError, read_deadlines_csv, time_field
-from grader.service.pages import render
+from grader.service.pages import path_for, render
 from grader.service.record_queries import RecordError
 from grader.service.storage import INSTRUCTOR, Store
 from grader.service.times import format_time
@@ -129,7 +129,8 @@ async def form_deadline(request: Request) -> Response:
             did = "deadline-set"
     except (DeadlineError, RecordError) as problem:
         return await student_page(request, problem=str(problem), status_code=400)
-    return RedirectResponse(f"/instructor/students/{student}?did={did}", status_code=303)
+    return RedirectResponse(f"{path_for(request, 'instructor_student', student_id=student)}"
+                            f"?did={did}", status_code=303)
 
 
 async def form_deadlines_csv(request: Request) -> Response:
@@ -245,7 +246,8 @@ async def form_adjust(request: Request) -> Response:
                                     who=INSTRUCTOR)
     except RecordError as problem:
         return await submission_page(request, problem=str(problem), status_code=400)
-    return RedirectResponse(f"/instructor/submissions/{number}#adjustment", status_code=303)
+    return RedirectResponse(f"{path_for(request, 'instructor_submission', number=number)}"
+                            "#adjustment", status_code=303)
 
 
 # --- the instructor's link -------------------------------------------------------------------
@@ -260,17 +262,25 @@ async def renew_instructor_link(request: Request) -> Response:
     settings = request.app.state.settings
     base = (settings.base_url or str(request.base_url)).rstrip("/")
     log.info("the instructor renewed the instructor's link")
-    return render(request, "instructor_renewed.html", {"link": f"{base}/s/{token}"})
+    return render(request, "instructor_renewed.html",
+                  {"link": base + path_for(request, "sign_in", token=token)})
 
 
 routes = [
-    Route("/api/students/{student_id}/deadline", api_set_deadline, methods=["PUT"]),
-    Route("/api/students/{student_id}/deadline", api_remove_deadline, methods=["DELETE"]),
-    Route("/api/submissions/{number:int}/adjustment", api_adjust, methods=["POST"]),
+    Route("/api/students/{student_id}/deadline", api_set_deadline, methods=["PUT"],
+          name="api_set_deadline"),
+    Route("/api/students/{student_id}/deadline", api_remove_deadline, methods=["DELETE"],
+          name="api_remove_deadline"),
+    Route("/api/submissions/{number:int}/adjustment", api_adjust, methods=["POST"],
+          name="api_adjust"),
     Route("/api/submissions/{number:int}/adjustment", api_remove_adjustment,
-          methods=["DELETE"]),
-    Route("/instructor/students/{student_id}/deadline", form_deadline, methods=["POST"]),
-    Route("/instructor/deadlines", form_deadlines_csv, methods=["POST"]),
-    Route("/instructor/submissions/{number:int}/adjustment", form_adjust, methods=["POST"]),
-    Route("/instructor/renew-link", renew_instructor_link, methods=["POST"]),
+          methods=["DELETE"], name="api_remove_adjustment"),
+    Route("/instructor/students/{student_id}/deadline", form_deadline, methods=["POST"],
+          name="instructor_deadline"),
+    Route("/instructor/deadlines", form_deadlines_csv, methods=["POST"],
+          name="instructor_deadlines"),
+    Route("/instructor/submissions/{number:int}/adjustment", form_adjust, methods=["POST"],
+          name="instructor_adjust"),
+    Route("/instructor/renew-link", renew_instructor_link, methods=["POST"],
+          name="instructor_renew_link"),
 ]

@@ -21,11 +21,11 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.service import auth, sessions
-from grader.service.pages import read_form, render
+from grader.service.pages import path_for, read_form, render
 
 
-def _home(identity: Any) -> str:
-    return "/instructor" if identity.is_instructor else "/"
+def _home(request: Request, identity: Any) -> str:
+    return path_for(request, "instructor_class" if identity.is_instructor else "home")
 
 
 def _who(request: Request, identity: Any) -> str:
@@ -45,7 +45,7 @@ async def _start(request: Request, identity: Any, token_hash: str) -> Response:
     if old is not None:
         await run_in_threadpool(state.sessions.end, old.id)
     session = await run_in_threadpool(state.sessions.start, token_hash)
-    response = RedirectResponse(_home(identity), status_code=303)
+    response = RedirectResponse(_home(request, identity), status_code=303)
     sessions.set_cookie(response, session, state.settings.secure_cookies)
     return response
 
@@ -62,13 +62,13 @@ async def sign_in(request: Request) -> Response:
     if session is None:
         return await _start(request, identity, token_hash)
     if auth.same(session.token_hash, token_hash):        # one's own link again
-        return RedirectResponse(_home(identity), status_code=303)
+        return RedirectResponse(_home(request, identity), status_code=303)
     signed_in = store.identify_hash(session.token_hash)
     if signed_in is None:                 # the link of the session just stopped working
         return await _start(request, identity, token_hash)
     return render(request, "signin_confirm.html", {
         "now_name": _who(request, signed_in), "link_name": _who(request, identity),
-        "action": f"/s/{token}", "home": _home(signed_in)})
+        "token": token, "home": _home(request, signed_in)})
 
 
 async def confirm(request: Request) -> Response:
@@ -90,13 +90,13 @@ async def sign_out(request: Request) -> Response:
     session = sessions.current(request)
     if session is not None:
         await run_in_threadpool(state.sessions.end, session.id)
-    response = RedirectResponse("/", status_code=303)
+    response = RedirectResponse(path_for(request, "home"), status_code=303)
     sessions.clear_cookie(response, state.settings.secure_cookies)
     return response
 
 
 routes = [
-    Route("/s/{token}", sign_in, methods=["GET"]),
-    Route("/s/{token}", confirm, methods=["POST"]),
-    Route("/signout", sign_out, methods=["POST"]),
+    Route("/s/{token}", sign_in, methods=["GET"], name="sign_in"),
+    Route("/s/{token}", confirm, methods=["POST"], name="sign_in_confirm"),
+    Route("/signout", sign_out, methods=["POST"], name="sign_out"),
 ]

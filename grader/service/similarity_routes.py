@@ -25,7 +25,7 @@ from starlette.routing import Route
 from grader.classroom import similarity as similar
 from grader.classroom import summary
 from grader.service import auth, classbook
-from grader.service.pages import csv_response, render, with_inline_styles
+from grader.service.pages import csv_response, path_for, render, with_inline_styles
 
 log = logging.getLogger("grader.service")
 
@@ -83,7 +83,7 @@ async def similarity_run(request: Request) -> Response:
     except similar.SimilarityError:
         found_state["problem"] = ("similarity needs copydetect, which is not installed: "
                                   f"{similar.INSTALL_HINT} (then start the server again)")
-        return RedirectResponse("/instructor/similarity", status_code=303)
+        return RedirectResponse(path_for(request, "instructor_similarity"), status_code=303)
     if not comparing(request):
         store = _store(request)
         folder = similarity_folder(request)
@@ -93,10 +93,10 @@ async def similarity_run(request: Request) -> Response:
             shutil.rmtree(files, ignore_errors=True)
             files.mkdir(parents=True)
             (folder / classbook.SIMILARITY_RESULT).unlink(missing_ok=True)
-            for student in classbook.class_students(store):
-                if student.latest is not None:
-                    (files / f"{student.student_id}.py").write_bytes(
-                        store.submission_bytes(student.latest.id))
+            for entry in classbook.class_students(store):
+                if entry.latest is not None:
+                    (files / f"{entry.student.id}.py").write_bytes(
+                        store.submission_bytes(entry.latest.submission.id))
 
         await run_in_threadpool(gather)
         process = multiprocessing.get_context("spawn").Process(
@@ -105,7 +105,7 @@ async def similarity_run(request: Request) -> Response:
         process.start()
         found_state["process"] = process
         log.info("the instructor started a similarity comparison (process %s)", process.pid)
-    return RedirectResponse("/instructor/similarity", status_code=303)
+    return RedirectResponse(path_for(request, "instructor_similarity"), status_code=303)
 
 
 async def similarity_file(request: Request) -> Response:
@@ -128,8 +128,10 @@ async def similarity_file(request: Request) -> Response:
 
 
 routes = [
-    Route("/instructor/similarity", similarity_page, methods=["GET"]),
-    Route("/instructor/similarity", similarity_run, methods=["POST"]),
-    Route("/instructor/similarity.csv", similarity_file),
-    Route("/instructor/similarity/{page}", similarity_file),
+    Route("/instructor/similarity", similarity_page, methods=["GET"],
+          name="instructor_similarity"),
+    Route("/instructor/similarity", similarity_run, methods=["POST"],
+          name="instructor_similarity_run"),
+    Route("/instructor/similarity.csv", similarity_file, name="instructor_similarity_csv"),
+    Route("/instructor/similarity/{page}", similarity_file, name="instructor_similarity_page"),
 ]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -41,7 +41,7 @@ _COLUMNS = ("id, student, received_at, filename, size, sha256, status, attempts,
 class InFlight(Exception):
     """The student has a submission queued or running already (``row``)."""
 
-    def __init__(self, row: "SubmissionRow") -> None:
+    def __init__(self, row: "Submission") -> None:
         super().__init__(f"submission {row.id} is {row.status}")
         self.row = row
 
@@ -57,12 +57,17 @@ class TooMany(Exception):
 
 @dataclass(frozen=True)
 class Student:
-    """One student of the roster."""
+    """One student of the roster: the same value from the database to the templates (the
+    class page's :class:`~grader.service.classbook.ClassStudent` holds one).
+
+    >>> Student("ada42", "Ada Lovelace").revoked
+    False
+    """
 
     id: str
-    name: str
-    email: str
-    revoked: bool
+    name: str = ""
+    email: str = ""
+    revoked: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,28 +93,39 @@ class Link:
 
 
 @dataclass(frozen=True)
-class SubmissionRow:
-    """One submission as the pages and the queue see it (without its bytes)."""
+class Submission:
+    """One submission, a row of the database without its bytes: the one submission type of
+    the pages, the queue and the JSON API (the class page's
+    :class:`~grader.service.class_queries.ClassSubmission` holds one, with what it reads of
+    its result).
+
+    ``student`` is the student's id; ``late`` is as it was judged when received; ``config``
+    the queue's label of what it was graded under. The class query leaves out the columns
+    stored after the results (``results_json``, ``report_text``, ``seconds``: None there).
+
+    >>> Submission(7, "ada42", "2026-01-05T10:00:00.000000Z", status="done").in_flight
+    False
+    """
 
     id: int
     student: str
     received_at: str
-    filename: str
-    size: int
-    sha256: str
-    status: str
-    attempts: int
-    worker: str | None
-    started_at: str | None
-    finished_at: str | None
-    score: float | None
-    max_score: float | None
-    results_json: str | None
-    report_text: str | None
-    error: str | None
-    seconds: float | None
-    late: bool
-    config: str
+    filename: str = "mm_player.py"
+    size: int = 0
+    sha256: str = ""
+    status: str = "queued"
+    attempts: int = 0
+    worker: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    score: float | None = None
+    max_score: float | None = None
+    results_json: str | None = field(default=None, repr=False)
+    report_text: str | None = field(default=None, repr=False)
+    error: str | None = None
+    seconds: float | None = None
+    late: bool = False
+    config: str = "default"
     ordinal: int = 0          # 1 for the student's first hand-in, 2 for their second...
 
     @property
@@ -121,10 +137,10 @@ class SubmissionRow:
         return self.status in ("queued", "running")
 
 
-def _row(values: sqlite3.Row) -> SubmissionRow:
+def _row(values: sqlite3.Row) -> Submission:
     data = dict(values)
     data["late"] = bool(data["late"])
-    return SubmissionRow(**data)
+    return Submission(**data)
 
 
 class Store:
@@ -306,7 +322,7 @@ class Store:
     def add_submission(self, student: str, filename: str, data: bytes, *, late: bool,
                        config: str, received_at: str | None = None,
                        one_in_flight: bool = False,
-                       per_hour: int | None = None) -> SubmissionRow:
+                       per_hour: int | None = None) -> Submission:
         """Commit a submission (queued) and return it: after this, it is "received".
 
         The limits are checked in the same transaction as the insert, so two uploads at
@@ -339,7 +355,7 @@ class Store:
         assert row is not None
         return row
 
-    def submission(self, submission_id: int, student: str | None = None) -> SubmissionRow | None:
+    def submission(self, submission_id: int, student: str | None = None) -> Submission | None:
         """One submission; with ``student``, only if it is theirs (else None, as if missing)."""
         if student is None:
             row = self._one(f"SELECT {_COLUMNS} FROM submissions WHERE id = ?",
@@ -355,13 +371,13 @@ class Store:
             raise LookupError(f"no submission {submission_id}")
         return bytes(row["bytes"])
 
-    def history(self, student: str) -> list[SubmissionRow]:
+    def history(self, student: str) -> list[Submission]:
         """A student's submissions, newest first."""
         return [_row(row) for row in self._query(
             f"SELECT {_COLUMNS} FROM submissions WHERE student = ? ORDER BY id DESC",
             (student,))]
 
-    def in_flight(self, student: str) -> SubmissionRow | None:
+    def in_flight(self, student: str) -> Submission | None:
         """The student's submission that is queued or running, if any."""
         row = self._one(f"SELECT {_COLUMNS} FROM submissions WHERE student = ? AND "
                         "status IN ('queued', 'running') ORDER BY id LIMIT 1", (student,))
@@ -397,7 +413,7 @@ class Store:
             "SELECT seconds FROM submissions WHERE status = 'done' AND seconds IS NOT NULL "
             "ORDER BY finished_at DESC LIMIT ?", (limit,))]
 
-    def claim_next(self, worker: str, config: str | None = None) -> SubmissionRow | None:
+    def claim_next(self, worker: str, config: str | None = None) -> Submission | None:
         """Atomically take the oldest queued submission, hand-ins before the instructor's
         regrades (a student waiting at a deadline does not wait behind the whole class): it
         is now running on ``worker`` (``config``: what it is graded under, when known)."""
@@ -466,13 +482,13 @@ class Store:
                               "WHERE id = ? AND status IN ('done', 'error')",
                               (submission_id,)).rowcount == 1
 
-    def queue(self) -> list[SubmissionRow]:
+    def queue(self) -> list[Submission]:
         """What is waiting or running, in the order it will be (is being) graded."""
         return [_row(row) for row in self._query(
             f"SELECT {_COLUMNS} FROM submissions WHERE status IN ('queued', 'running') "
             "ORDER BY status = 'queued', regrade, id")]
 
-    def all_submissions(self) -> Iterator[SubmissionRow]:
+    def all_submissions(self) -> Iterator[Submission]:
         """Every submission, oldest first."""
         for row in self._query(f"SELECT {_COLUMNS} FROM submissions ORDER BY id"):
             yield _row(row)

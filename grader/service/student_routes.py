@@ -20,10 +20,10 @@ from grader.service.classbook import CourseRecords
 from grader.service.records import FinalScore
 from grader.service.intake import (Refused, check_content, check_deadline,
                                    clean_name, refusal_for)
-from grader.service.pages import read_form, refused, render
+from grader.service.pages import path_for, read_form, refused, render
 from grader.service.presentation import page_context, submission_json, wait_for
 from grader.service.settings import ServiceSettings
-from grader.service.storage import InFlight, Store, SubmissionRow, TooMany
+from grader.service.storage import InFlight, Store, Submission, TooMany
 from grader.service.times import now
 
 log = logging.getLogger("grader.service")
@@ -37,7 +37,7 @@ async def home(request: Request) -> Response:
     if identity is None:
         return render(request, "signin_needed.html", status_code=200)
     if identity.is_instructor:
-        return RedirectResponse("/instructor", status_code=303)
+        return RedirectResponse(path_for(request, "instructor_class"), status_code=303)
     return _home_page(request, identity.student)
 
 
@@ -87,10 +87,10 @@ async def submit_form(request: Request) -> Response:
         row = await _accept(request, identity.student, filename, data)
     except Refused as problem:
         return _home_page(request, identity.student, problem, code)
-    return RedirectResponse(f"/submissions/{row.id}", status_code=303)
+    return RedirectResponse(path_for(request, "submission", number=row.id), status_code=303)
 
 
-async def _accept(request: Request, student: str, filename: str, data: bytes) -> SubmissionRow:
+async def _accept(request: Request, student: str, filename: str, data: bytes) -> Submission:
     """Check and store a submission (Refused when it is not accepted), then wake a grader."""
     state = request.app.state
     settings: ServiceSettings = state.settings
@@ -121,7 +121,7 @@ async def submission_page(request: Request) -> Response:
     return render_submission(request, row, instructor=False)
 
 
-def render_submission(request: Request, row: SubmissionRow, instructor: bool,
+def render_submission(request: Request, row: Submission, instructor: bool,
                       extra: dict[str, Any] | None = None, status_code: int = 200) -> Response:
     """The page of one submission (the instructor's pages use it too, with ``extra``)."""
     state = request.app.state
@@ -130,11 +130,7 @@ def render_submission(request: Request, row: SubmissionRow, instructor: bool,
     deadlines, _own = record_queries.deadlines_of(store, row.student, settings.deadlines)
     final = final_of(course_records(store, settings), row)
     context = page_context(store, state.queue, settings, row, instructor, final, deadlines)
-    return render(request, "submission.html", {
-        **context,
-        "file_url": (f"/instructor/submissions/{row.id}/file" if instructor
-                     else f"/submissions/{row.id}/file"),
-        "api_url": f"/api/submissions/{row.id}", **(extra or {})}, status_code)
+    return render(request, "submission.html", {**context, **(extra or {})}, status_code)
 
 
 def course_records(store: Store, settings: ServiceSettings) -> CourseRecords:
@@ -142,13 +138,13 @@ def course_records(store: Store, settings: ServiceSettings) -> CourseRecords:
     return CourseRecords.load(store, settings.deadlines, settings.late_policy)
 
 
-def final_of(records: CourseRecords, row: SubmissionRow) -> FinalScore:
+def final_of(records: CourseRecords, row: Submission) -> FinalScore:
     """The submission's final score: the grader's, the late penalty, the adjustment."""
     return records.final(row.student, row.id, row.received_at,
                          row.score if row.status == "done" else None, row.max_score)
 
 
-def _own_submission(request: Request, student: str | None) -> SubmissionRow:
+def _own_submission(request: Request, student: str | None) -> Submission:
     """The submission of the URL if it is ``student``'s; 404 with one body otherwise."""
     row = request.app.state.store.submission(request.path_params["number"], student=student)
     if row is None:     # the same answer for another student's id as for a missing one
@@ -162,7 +158,7 @@ async def submission_file(request: Request) -> Response:
     return file_response(request.app.state.store, row)
 
 
-def file_response(store: Store, row: SubmissionRow) -> Response:
+def file_response(store: Store, row: Submission) -> Response:
     """The handed-in file as a download (never shown inline: it is the student's text)."""
     name = "".join(ch if ch.isalnum() or ch in "._-" else "_"
                    for ch in row.filename.replace(" (pasted)", ""))
@@ -195,7 +191,7 @@ async def api_submit(request: Request) -> Response:
     return JSONResponse({"id": row.id, "status": row.status, "received_at": row.received_at,
                          "size": row.size, "sha256": row.sha256, "late": row.late,
                          "queue_position": request.app.state.store.queue_position(row.id),
-                         "url": f"/submissions/{row.id}"}, 201)
+                         "url": path_for(request, "submission", number=row.id)}, 201)
 
 
 async def api_submission(request: Request) -> Response:
@@ -234,11 +230,11 @@ def _api_identity(request: Request) -> Any:
 
 
 routes = [
-    Route("/", home),
-    Route("/submit", submit_form, methods=["POST"]),
-    Route("/submissions/{number:int}", submission_page),
-    Route("/submissions/{number:int}/file", submission_file),
-    Route("/api/submissions", api_submit, methods=["POST"]),
-    Route("/api/submissions", api_history, methods=["GET"]),
-    Route("/api/submissions/{number:int}", api_submission),
+    Route("/", home, name="home"),
+    Route("/submit", submit_form, methods=["POST"], name="submit"),
+    Route("/submissions/{number:int}", submission_page, name="submission"),
+    Route("/submissions/{number:int}/file", submission_file, name="submission_file"),
+    Route("/api/submissions", api_submit, methods=["POST"], name="api_submit"),
+    Route("/api/submissions", api_history, methods=["GET"], name="api_history"),
+    Route("/api/submissions/{number:int}", api_submission, name="api_submission"),
 ]

@@ -19,11 +19,14 @@ import sys
 import time
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from grader.service import class_queries, classbook, storage
-from grader.service.storage import Store
+from grader.service.class_queries import ClassSubmission
+from grader.service.classbook import ClassStudent
+from grader.service.storage import Store, Student, Submission
 from service_helpers import ROOT, Server, add_students, open_store, start_server
 
 import httpx  # noqa: E402  (service_helpers skips these tests without it)
@@ -361,33 +364,39 @@ def test_a_regrade_is_a_new_result_of_the_same_submission(tmp_path: Path):
                  results_json=json.dumps(results(55.0, "cccc3333")))
     students = classbook.class_students(store)
     (handed,) = students[0].submissions
-    assert (handed.score, handed.fingerprint, handed.gradings) == (55.0, "cccc3333", 2)
+    assert (handed.submission.score, handed.fingerprint, handed.gradings) == \
+        (55.0, "cccc3333", 2)
     assert classbook.gradebook_rows(store, students)[0].score == 55.0
 
 
+def _handed(number: int, status: str = "queued", score: float | None = None,
+            **facts: Any) -> ClassSubmission:
+    return ClassSubmission(Submission(number, "a", f"t{number}", status=status, score=score),
+                           **facts)
+
+
 def test_latest_and_best_choose_among_graded_submissions_only():
-    graded = classbook.Handed(1, "a", "t1", status="done", score=90.0)
-    lower = classbook.Handed(2, "a", "t2", status="done", score=40.0)
-    waiting = classbook.Handed(3, "a", "t3", status="queued")
-    failed = classbook.Handed(4, "a", "t4", status="error")
-    student = classbook.Student("a", submissions=(graded, lower, waiting, failed))
+    graded = _handed(1, "done", 90.0)
+    lower = _handed(2, "done", 40.0)
+    waiting = _handed(3, "queued")
+    failed = _handed(4, "error")
+    student = ClassStudent(Student("a"), (graded, lower, waiting, failed))
     assert student.chosen("latest") is lower and student.chosen("best") is graded
     assert student.status == "error"
-    tie = classbook.Handed(5, "a", "t5", status="done", score=90.0)
-    assert classbook.Student("a", submissions=(graded, tie)).chosen("best") is tie
-    assert classbook.Student("a").chosen("best") is None
+    tie = _handed(5, "done", 90.0)
+    assert ClassStudent(Student("a"), (graded, tie)).chosen("best") is tie
+    assert ClassStudent(Student("a")).chosen("best") is None
     with pytest.raises(ValueError, match="latest, best"):
         student.chosen("first")
 
 
 def test_configurations_count_the_chosen_results_and_mark_the_current_one():
-    def one(number: int, fingerprint: str) -> classbook.Handed:
+    def one(number: int, fingerprint: str) -> ClassSubmission:
         recorded = json.dumps({"fingerprint": fingerprint, "name": "x.cfg"})
-        return classbook.Handed(number, "s", "t", status="done", score=1.0,
-                                configuration_json=recorded, recorded=fingerprint)
-    students = [classbook.Student("a", submissions=(one(1, "old1"), one(2, "new2"))),
-                classbook.Student("b", submissions=(one(3, "old1"),)),
-                classbook.Student("c", submissions=(classbook.Handed(4, "c", "t", score=1.0),))]
+        return _handed(number, "done", 1.0, configuration=recorded, fingerprint=fingerprint)
+    students = [ClassStudent(Student("a"), (one(1, "old1"), one(2, "new2"))),
+                ClassStudent(Student("b"), (one(3, "old1"),)),
+                ClassStudent(Student("c"), (_handed(4, score=1.0),))]
     used = classbook.configurations(students, current="new2")
     assert [(c.fingerprint, c.count, c.current) for c in used] == [
         ("new2", 1, True), ("old1", 1, False), ("unrecorded", 1, False)]

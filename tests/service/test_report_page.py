@@ -41,7 +41,7 @@ from grader.service.intake import Deadlines, show_size, show_wait  # noqa: E402
 from grader.service.queue import PROGRESS_NAME, WORK  # noqa: E402
 from grader.service.records import Adjustment, FinalScore, LatePolicy  # noqa: E402
 from grader.service.settings import ServiceSettings  # noqa: E402
-from grader.service.storage import Store, SubmissionRow  # noqa: E402
+from grader.service.storage import Store, Submission  # noqa: E402
 from grader.service.times import format_time, show_time  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -122,7 +122,7 @@ class Course:
                           seconds=10.0)
         return number
 
-    def row(self, number: int) -> SubmissionRow:
+    def row(self, number: int) -> Submission:
         return self.store.submission(number)
 
     def set_started(self, number: int, seconds_ago: float) -> None:
@@ -157,13 +157,13 @@ def _render_report(view: dict) -> str:
     return _environment().get_template("_report.html").render(report=view)
 
 
-def _render_page(course: Course, row: SubmissionRow, instructor: bool = False) -> str:
+def _render_page(course: Course, row: Submission, instructor: bool = False) -> str:
     """submission.html with ``presentation.page_context`` (what the route is to pass)."""
     context = presentation.page_context(course.store, course.queue, course.settings, row,
                                         instructor)
-    return _environment().get_template("submission.html").render(
+    return course.app.state.templates.env.get_template("submission.html").render(
         **context, me=None, csrf="", show_time=show_time, show_size=show_size,
-        show_wait=show_wait, file_url="/file", api_url=f"/api/submissions/{row.id}")
+        show_wait=show_wait)
 
 
 # --- the order of the terminal report --------------------------------------------------------
