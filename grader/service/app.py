@@ -37,7 +37,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grader.service import auth, instructor, records_routes, sessions, signin, student_routes
+from grader.service import (auth, instructor, lti, records_routes, sessions, signin,
+                            student_routes)
 from grader.service.folder import secure_course_folder
 from grader.service.intake import show_size
 from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
@@ -209,6 +210,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
     """The application; the grading threads start and stop with it (its lifespan)."""
     store = store or open_store(settings.data)
     queue = queue or GradingQueue(store, settings.data, settings.queue)
+    queue.graded.append(lambda student: lti.grade_changed(store, student))
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
                                      autoescape=True, undefined=jinja2.StrictUndefined)
     templates = Jinja2Templates(env=environment, context_processors=[base_context])
@@ -218,9 +220,11 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         recovered = queue.start()
         if recovered:
             log.info("queued again %d submissions a stopped server was grading", recovered)
+        await run_in_threadpool(lti.start_sender, app)     # grades a stopped server left
         try:
             yield
         finally:
+            await run_in_threadpool(lti.stop_sender, app)
             await run_in_threadpool(queue.stop)
 
     routes: list[BaseRoute] = [_sqlite_ids(route) for route in [
@@ -228,10 +232,12 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         *signin.routes,
         *instructor.routes,
         *records_routes.routes,
+        *lti.routes,
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]]
     server_sessions = sessions.Sessions(store.database, auth.load_secret(settings.data))
     middleware = [
+        Middleware(lti.FrameAncestors, store=store),     # the LMS's frame may show a page
         Middleware(SecurityHeaders, https=settings.secure_cookies),
         Middleware(BodyLimit, limit=settings.max_size * 4 + REQUEST_OVERHEAD),
         Middleware(sessions.ServerSessions, sessions=server_sessions,

@@ -30,10 +30,10 @@ from grader.service import class_queries, record_queries, storage
 from grader.service.class_queries import ClassSubmission
 from grader.service.intake import Deadlines
 from grader.service.records import Adjustment, FinalScore, LatePolicy
-from grader.service.storage import Submission
+from grader.service.storage import Submission  # noqa: F401 - the doctests build them
 from grader.service.times import format_time, parse_time
 from grader.suite import writers
-from grader.suite.config import Config, ConfigError, describe
+from grader.suite.config import Config, ConfigError
 
 CHOICES = ("latest", "best")
 NO_SUBMISSION = gradebook.NO_SUBMISSION      # one wording for batch and the page
@@ -361,46 +361,3 @@ def similarity_problem(out: Path) -> str | None:
         return (Path(out) / SIMILARITY_ERROR).read_text(encoding="utf-8")
     except OSError:
         return None
-
-
-# --- the old names grader.service.lti.ags imports (until it uses ClassStudent and
-# ClassSubmission): nothing else here uses them ------------------------------------------
-
-class Handed(ClassSubmission):
-    """A :class:`ClassSubmission` with the submission's id, ordinal, time and maximum at
-    the top, as ``lti.ags`` reads them (``Handed.of(row, records, ordinal)``)."""
-
-    @classmethod
-    def of(cls, row: ClassSubmission, records: CourseRecords | None = None,
-           ordinal: int = 0) -> "Handed":
-        handed = with_records(row, records)
-        if ordinal:
-            handed = dataclasses.replace(
-                handed, submission=dataclasses.replace(handed.submission, ordinal=ordinal))
-        return cls(**{field.name: getattr(handed, field.name)
-                      for field in dataclasses.fields(ClassSubmission)})
-
-    @property
-    def id(self) -> int:
-        return self.submission.id
-
-    @property
-    def ordinal(self) -> int:
-        return self.submission.ordinal
-
-    @property
-    def received_at(self) -> str:
-        return self.submission.received_at
-
-    @property
-    def max_score(self) -> float | None:
-        return self.submission.max_score
-
-
-def Student(student_id: str, name: str = "", email: str = "",  # noqa: N802 (the old class)
-            revoked: bool = False, submissions: Sequence[ClassSubmission] = (),
-            own_deadline: Deadlines | None = None, test_student: bool = False) -> ClassStudent:
-    """The :class:`ClassStudent` of ``student_id`` (the old class's arguments)."""
-    return ClassStudent(storage.Student(student_id, name, email, revoked), tuple(submissions),
-                        own_deadline, test_student)
-

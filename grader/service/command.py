@@ -101,6 +101,10 @@ def register(commands: argparse._SubParsersAction,
     parser.add_argument("--deadlines", type=Path, metavar="CSV",
                         help="give students their own deadlines from a CSV "
                              "student_id,deadline,late_deadline (extensions), then exit")
+    parser.add_argument("--lti-platform", type=Path, metavar="FILE.json",
+                        help="store an LMS (an LTI 1.3 platform: issuer, client_id, "
+                             "deployment_ids, auth_login_url, auth_token_url, key_set_url), "
+                             "print the tool's URLs to paste into the LMS, and exit")
     parser.add_argument("--renew-instructor", action="store_true",
                         help="make a new instructor link (the old one and its sessions stop "
                              "working), print it and exit")
@@ -171,15 +175,21 @@ def remembered_settings(store: Store, args: argparse.Namespace) -> dict[str, str
              "per_hour": None if args.per_hour is None else str(args.per_hour),
              "max_size": None if args.max_size is None else str(args.max_size),
              "late_penalty": policy, "timezone": args.timezone}
+    changed_grades = False
     for key, value in given.items():
         if value is None:
             continue
         value = None if value.lower() == "none" and key != "late_penalty" else value
         if saved.get(key) != value:
             store.set_setting(key, value)
+            if key in ("deadline", "late_deadline", "late_penalty"):
+                changed_grades = True
             record_queries.log_change(store, COMMAND_LINE, "setting", key,
                                       None if saved.get(key) is None else {key: saved[key]},
                                       None if value is None else {key: value})
+    if changed_grades:          # the LMS's grades follow the course's dates and policy
+        from grader.service import lti
+        lti.grades_changed(store)
     saved = store.settings()
     return {key: saved.get(key, DEFAULTS.get(key, "")) for key in REMEMBERED}
 
@@ -273,6 +283,16 @@ def serve_command(args: argparse.Namespace) -> int:
             return _error(str(problem))
         _say(f"{args.deadlines}: {count} students' own deadlines set (the course's "
              "deadline holds for the others)")
+        return EXIT_OK
+    if args.lti_platform is not None:
+        from grader.service import lti
+        base = args.base_url or stored_url or \
+            f"{scheme}://{_url_host(args.host)}:{args.port or settings['port'] or DEFAULT_PORT}"
+        try:
+            print(lti.register_platform_file(store, args.data, args.lti_platform,
+                                             base.rstrip("/")), end="", flush=True)
+        except lti.RegistrationError as problem:
+            return _error(str(problem))
         return EXIT_OK
     if args.renew_instructor:
         token = store.renew_instructor_token()

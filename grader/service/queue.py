@@ -28,7 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from grader.classroom import discover
 from grader.classroom.run import (DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, LocalRunner,
@@ -148,6 +148,9 @@ class GradingQueue:
         self._recent: collections.deque[float] = collections.deque(
             store.recent_seconds(RECENT_RUNS), maxlen=RECENT_RUNS)
         self._recent_lock = threading.Lock()
+        # Called with each student whose result was stored (the LMS's grade passback
+        # listens here: grader.service.lti), from the grading thread, after the commit.
+        self.graded: list[Callable[[str], None]] = []
 
     @property
     def jobs(self) -> int:
@@ -330,6 +333,11 @@ class GradingQueue:
                               seconds=attempt.seconds)
             with self._recent_lock:
                 self._recent.appendleft(attempt.seconds)
+            for listener in self.graded:
+                try:
+                    listener(row.student)
+                except Exception:     # a listener's failure must not undo a stored grade
+                    log.exception("after grading submission %s", row.id)
             return "done"
         if attempt.timed_out:
             why = f"the grading run took longer than {self.options.timeout:g} s and was stopped"

@@ -25,7 +25,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, record_queries
+from grader.service import auth, lti, record_queries
 from grader.service.instructor import student_page, submission_page
 from grader.service.deadline_csv import DeadlineError, read_deadlines_csv, time_field
 from grader.service.pages import path_for, render
@@ -95,6 +95,7 @@ async def api_set_deadline(request: Request) -> Response:
                                 deadline, late, who=INSTRUCTOR)
     except (DeadlineError, RecordError) as problem:
         return _refusal(str(problem))
+    await run_in_threadpool(lti.grade_changed, _store(request), student)
     log.info("the instructor gave %s their own deadline %s", student, deadline)
     return JSONResponse(deadline_json(_store(request), student, _zone(request)))
 
@@ -105,6 +106,7 @@ async def api_remove_deadline(request: Request) -> Response:
     student = _student_exists(request)
     await run_in_threadpool(record_queries.remove_deadline, _store(request), student,
                             who=INSTRUCTOR)
+    await run_in_threadpool(lti.grade_changed, _store(request), student)
     return JSONResponse(deadline_json(_store(request), student, _zone(request)))
 
 
@@ -129,6 +131,7 @@ async def form_deadline(request: Request) -> Response:
             did = "deadline-set"
     except (DeadlineError, RecordError) as problem:
         return await student_page(request, problem=str(problem), status_code=400)
+    await run_in_threadpool(lti.grade_changed, store, student)   # the LMS's grade follows
     return RedirectResponse(f"{path_for(request, 'instructor_student', student_id=student)}"
                             f"?did={did}", status_code=303)
 
@@ -170,6 +173,8 @@ def store_deadlines(store: Store, entries: list[tuple[str, str, str | None]],
     with store.database.transaction():
         for student, deadline, late in entries:
             record_queries.set_deadline(store, student, deadline, late, who=who)
+    for student, _, _ in entries:
+        lti.grade_changed(store, student)
     return len(entries)
 
 
@@ -216,6 +221,7 @@ async def api_adjust(request: Request) -> Response:
                                 points, str(data.get("note") or ""), who=INSTRUCTOR)
     except RecordError as problem:
         return _refusal(str(problem))
+    await run_in_threadpool(lti.submission_changed, _store(request), number)
     log.info("the instructor adjusted submission %s by %+g", number, points)
     return JSONResponse(adjustment_json(_store(request), number))
 
@@ -226,6 +232,7 @@ async def api_remove_adjustment(request: Request) -> Response:
     number = _submission_exists(request)
     await run_in_threadpool(record_queries.remove_adjustment, _store(request), number,
                             who=INSTRUCTOR)
+    await run_in_threadpool(lti.submission_changed, _store(request), number)
     return JSONResponse(adjustment_json(_store(request), number))
 
 
@@ -246,6 +253,7 @@ async def form_adjust(request: Request) -> Response:
                                     who=INSTRUCTOR)
     except RecordError as problem:
         return await submission_page(request, problem=str(problem), status_code=400)
+    await run_in_threadpool(lti.submission_changed, store, number)   # the LMS's grade follows
     return RedirectResponse(f"{path_for(request, 'instructor_submission', number=number)}"
                             "#adjustment", status_code=303)
 

@@ -21,11 +21,12 @@ from urllib.parse import urlsplit, urlunsplit
 import httpx
 
 from grader.service import class_queries
-from grader.service.classbook import CHOICES, CourseRecords, Handed, Student
+from grader.service.class_queries import ClassSubmission
+from grader.service.classbook import CHOICES, ClassStudent, CourseRecords, with_records
 from grader.service.intake import Deadlines
 from grader.service.lti.errors import PlatformError
 from grader.service.records import LatePolicy
-from grader.service.storage import Store
+from grader.service.storage import Store, Student
 from grader.service.times import parse_time
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -77,9 +78,10 @@ class Grade:
     comment: str
 
 
-def _comment(handed: Handed, choice: str, base_url: str) -> str:
-    parts = [f"Hand-in {handed.ordinal} ({choice}): {handed.final_score or 0:g}/"
-             f"{handed.max_score or 0:g}"]
+def _comment(handed: ClassSubmission, choice: str, base_url: str) -> str:
+    submission = handed.submission
+    parts = [f"Hand-in {submission.ordinal} ({choice}): {handed.final_score or 0:g}/"
+             f"{submission.max_score or 0:g}"]
     final = handed.final
     if final is not None and final.penalty_points:
         parts.append(f"late penalty -{final.penalty_points:g}")
@@ -87,22 +89,23 @@ def _comment(handed: Handed, choice: str, base_url: str) -> str:
         parts.append(f"adjustment {final.adjustment.points:+g}: {final.adjustment.note}")
     text = "; ".join(parts)
     if base_url:
-        text += f". Report: {base_url.rstrip('/')}/submissions/{handed.id}"
+        text += f". Report: {base_url.rstrip('/')}/submissions/{submission.id}"
     return text[:MAX_COMMENT]
 
 
 def grade_of(store: Store, student: str, course: Course) -> Grade | None:
     """The student's grade now, or None when nothing of theirs is graded."""
     records = CourseRecords.load(store, course.deadlines, course.policy)
-    rows = class_queries.class_submissions(store, student)
-    handed = tuple(Handed.of(row, records, number) for number, row in enumerate(rows, 1))
+    handed = tuple(with_records(row, records)
+                   for row in class_queries.class_submissions(store, student))
     choice = grade_choice(store)
-    chosen = Student(student, submissions=handed).chosen(choice)
-    if chosen is None or chosen.max_score is None:
+    chosen = ClassStudent(Student(student), handed).chosen(choice)
+    if chosen is None or chosen.submission.max_score is None:
         return None
+    submission = chosen.submission
     score = max(0.0, float(chosen.final_score or 0.0))
-    return Grade(chosen.id, chosen.ordinal, score, float(chosen.max_score),
-                 chosen.received_at, _comment(chosen, choice, course.base_url))
+    return Grade(submission.id, submission.ordinal, score, float(submission.max_score),
+                 submission.received_at, _comment(chosen, choice, course.base_url))
 
 
 def score_payload(grade: Grade, user_id: str, timestamp: str) -> dict[str, Any]:
