@@ -5,7 +5,7 @@ code, the shared runs already marked, and each side named by the student's name 
 The page works offline and fits a window 1200 pixels wide: the two sides share it, and a
 long line wraps inside its own code box, so the page itself never scrolls sideways.
 
->>> from grader.classroom.similarity import Pair
+>>> from grader.classroom.similarity_pairs import Pair
 >>> page = pair_page(Pair("ada42", "bob7", 0.9, 0.8, 300, first_name="Ada Lovelace"),
 ...                  ("a = 1", "b = 1"), noise_tokens=25)
 >>> "<h1>Ada Lovelace (ada42) and bob7</h1>" in page
@@ -15,10 +15,8 @@ True
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:      # only for the type hints: similarity imports this module
-    from grader.classroom.similarity import Pair
+from grader.classroom.similarity_pairs import Pair
 
 PAGE_STYLE = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 1.5em;
