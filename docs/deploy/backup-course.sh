@@ -7,8 +7,9 @@
 #
 # It copies course.sqlite3 with SQLite's online backup (a consistent copy, taken while the
 # server reads and writes; a plain cp of a database in WAL mode can miss its last
-# changes), secret.key (it signs every link: without it no link signs in) and configs/
-# (every configuration the course used). It leaves out work/ (files being graded: after a
+# changes), secret.key (it signs every link: without it no link signs in), configs/
+# (every configuration the course used) and lti-tool-key.json (the key an LMS knows the
+# tool by, when the course is in an LMS). It leaves out work/ (files being graded: after a
 # restore the queue grades them again from the database) and similarity/ (made again on
 # demand). PYTHON names the interpreter (default: python3).
 set -eu
@@ -40,6 +41,9 @@ if check != "ok":
     sys.exit(f"the copy is damaged: {check}")
 PY
 cp -p "$course/secret.key" "$backup/secret.key"
+if [ -f "$course/lti-tool-key.json" ]; then      # the LMS knows the tool by this key
+    cp -p "$course/lti-tool-key.json" "$backup/lti-tool-key.json"
+fi
 if [ -d "$course/configs" ]; then
     cp -Rp "$course/configs" "$backup/configs"
 fi
