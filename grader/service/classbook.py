@@ -201,8 +201,9 @@ def gradebook_row(entry: ClassStudent, choice: str = "latest",
         return dataclasses.replace(row, score=handed.final_score,
                                    records=record_cells(entry, handed))
     latest = handed or entry.latest
-    if latest is None:
-        return gradebook.not_graded_row(student.id, NO_SUBMISSION, **extra)
+    if latest is None:          # an extension still shows: they may hand in until it ends
+        return dataclasses.replace(gradebook.not_graded_row(student.id, NO_SUBMISSION, **extra),
+                                   records=record_cells(entry, None))
     submission = latest.submission
     if handed is not None:
         reason = "its result cannot be read"

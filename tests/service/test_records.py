@@ -305,3 +305,10 @@ def test_the_history_numbers_a_students_own_hand_ins(course: Course):
     page = course.browser("alice").get("/").text
     numbers = re.findall(r'<td><a href="/submissions/\d+">(\d+)</a></td>', page)
     assert numbers == ["2", "1"]
+
+
+def test_an_extension_shows_in_the_gradebook_before_anything_is_handed_in(course: Course):
+    own = format_time(NOW + timedelta(days=3))
+    course.api().put("/api/students/bob/deadline", json={"deadline": own})
+    row = course.gradebook()["bob"]
+    assert (row["status"], row["own_deadline"]) == ("not graded: no submission", own)
