@@ -179,16 +179,11 @@ async def _http_error(request: Request, problem: Exception) -> Response:
     return error_response(request, status, message)
 
 
-async def _not_signed_in(request: Request, problem: Exception) -> Response:
-    return error_response(request, 401, f"you are not signed in: {problem}")
-
-
-async def _forbidden(request: Request, problem: Exception) -> Response:
-    return error_response(request, 403, str(problem))
-
-
-async def _csrf(request: Request, problem: Exception) -> Response:
-    return error_response(request, 403, str(problem))
+async def _refused(request: Request, problem: Exception) -> Response:
+    """Every refusal that carries its status (auth.Refusal: not signed in, not allowed, an
+    old or foreign form)."""
+    assert isinstance(problem, auth.Refusal)
+    return error_response(request, problem.status, problem.message)
 
 
 async def _unexpected(request: Request, problem: Exception) -> Response:
@@ -243,8 +238,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         Middleware(sessions.ServerSessions, sessions=server_sessions,
                    identify_hash=store.identify_hash),
     ]
-    handlers: dict[Any, Any] = {HTTPException: _http_error, auth.NotSignedIn: _not_signed_in,
-                                auth.Forbidden: _forbidden, auth.CsrfError: _csrf,
+    handlers: dict[Any, Any] = {HTTPException: _http_error, auth.Refusal: _refused,
                                 Exception: _unexpected}
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers,
                     lifespan=lifespan)

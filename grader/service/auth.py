@@ -32,8 +32,22 @@ CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
 
 
-class CsrfError(Exception):
+class Refusal(Exception):
+    """A request the page refuses, with the HTTP status it answers (one error handler in
+    ``app`` renders them all: a page, or JSON under /api/)."""
+
+    status = 400
+    prefix = ""          # what the message is said after ("you are not signed in: ")
+
+    @property
+    def message(self) -> str:
+        return self.prefix + str(self)
+
+
+class CsrfError(Refusal):
     """A form arrived without this session's CSRF token (another site's form, or an old page)."""
+
+    status = 403
 
 
 def new_nonce() -> str:
@@ -145,12 +159,17 @@ reload the page and try again
 
 # --- who is asking (a Starlette request; the app keeps its Store in app.state.store) -----
 
-class NotSignedIn(Exception):
+class NotSignedIn(Refusal):
     """No valid token or session: the person must open their sign-in link."""
 
+    status = 401
+    prefix = "you are not signed in: "
 
-class Forbidden(Exception):
+
+class Forbidden(Refusal):
     """Signed in, but this page is the instructor's."""
+
+    status = 403
 
 
 def current_identity(request: Any) -> Any:

@@ -17,11 +17,9 @@ import base64
 import hashlib
 import logging
 import re
-import secrets
 from typing import Any
 from urllib.parse import quote
 
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.templating import Jinja2Templates
@@ -131,44 +129,6 @@ def error_response(request: Request, status: int, message: str, error_id: str | 
     for name, value in SECURITY_HEADERS:        # the outermost handler is outside them
         response.headers.setdefault(name.decode(), value.decode())
     return response
-
-
-async def _http_error(request: Request, problem: Exception) -> Response:
-    assert isinstance(problem, HTTPException)
-    status = problem.status_code
-    if status == 413:
-        limit = show_size(request.app.state.settings.max_size)
-        message = f"the request is too large: the limit for mm_player.py is {limit}"
-    elif status == 404 and problem.detail in ("Not Found", None):
-        message = "there is no such page"
-    elif status == 405:
-        message = "this address does not take that kind of request"
-    elif status == 400:
-        message = f"the request could not be read ({problem.detail}): send it again"
-    else:
-        message = str(problem.detail)
-    return error_response(request, status, message)
-
-
-async def _not_signed_in(request: Request, problem: Exception) -> Response:
-    return error_response(request, 401, f"you are not signed in: {problem}")
-
-
-async def _forbidden(request: Request, problem: Exception) -> Response:
-    return error_response(request, 403, str(problem))
-
-
-async def _csrf(request: Request, problem: Exception) -> Response:
-    return error_response(request, 403, str(problem))
-
-
-async def _unexpected(request: Request, problem: Exception) -> Response:
-    error_id = secrets.token_hex(6)
-    log.error("error %s on %s %s", error_id, request.method, request.url.path,
-              exc_info=problem)
-    return error_response(request, 500, "something went wrong on the server; it has been logged. "
-                                f"If it happens again, tell your instructor the error id "
-                                f"{error_id}", error_id)
 
 
 def csv_response(text: str, name: str) -> Response:
