@@ -401,15 +401,7 @@ def _configure_logging(quiet: bool) -> None:
 
 
 def _run(application: Any, listener: socket.socket, args: argparse.Namespace) -> int:
-    import uvicorn
-    config = uvicorn.Config(application, lifespan="on", access_log=False,
-                            log_level="warning" if args.quiet else "info",
-                            ssl_keyfile=str(args.ssl_keyfile) if args.ssl_keyfile else None,
-                            ssl_certfile=str(args.ssl_certfile) if args.ssl_certfile else None,
-                            timeout_graceful_shutdown=20)
-    server = uvicorn.Server(config)
-    try:
-        server.run(sockets=[listener])
-    except KeyboardInterrupt:     # uvicorn stopped cleanly, then passed the signal on
-        pass
+    from grader.service import server       # uvicorn, with Nagle off and a header deadline
+    server.run(application, listener, quiet=args.quiet, ssl_keyfile=args.ssl_keyfile,
+               ssl_certfile=args.ssl_certfile)
     return EXIT_OK

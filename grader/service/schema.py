@@ -226,6 +226,15 @@ CREATE TABLE IF NOT EXISTS lti_handoffs (
 """
 
 
+# Version 5: a queued submission's place (status, regrade, id) and the last runs' times
+# (status, finished_at, seconds) read from the index alone: a row holds the file, its
+# results.json and report, and every poll of a waiting page asked for both.
+_QUEUE_INDEXES = """
+CREATE INDEX IF NOT EXISTS submissions_queue ON submissions (status, regrade, id);
+CREATE INDEX IF NOT EXISTS submissions_done ON submissions (status, finished_at, seconds);
+"""
+
+
 def _add_regrade_column(db: sqlite3.Connection) -> None:
     # Some files at version 1 have the column already (it was added before versions were read).
     columns = {row["name"] for row in db.execute("PRAGMA table_info(submissions)")}
@@ -250,6 +259,8 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[sqlite3.Connection], None]], ...] = 
      _statements(_RECORDS)),
     (4, "LTI 1.3: platforms, deployments, logins, users, contexts, line items, members, "
         "the grade outbox, hand-offs", _statements(_LTI)),
+    (5, "indexes the queue's questions are answered from, without reading whole rows",
+     _statements(_QUEUE_INDEXES)),
 )
 VERSION = MIGRATIONS[-1][0]
 
@@ -274,7 +285,7 @@ def migrate(database: Database) -> list[int]:
     >>> import tempfile, pathlib
     >>> database = Database(pathlib.Path(tempfile.mkdtemp()) / "course.sqlite3")
     >>> migrate(database), migrate(database)
-    ([1, 2, 3, 4], [])
+    ([1, 2, 3, 4, 5], [])
     """
     have = stored_version(database)
     if have > VERSION:

@@ -7,6 +7,7 @@ whole folder failing at import.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
@@ -30,3 +31,21 @@ def serve() -> Iterator[Callable[..., "Server"]]:
     yield start
     for server in servers:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[object]:
+    """Debian's chromium, headless, through Playwright (skipped, with the reason, where
+    either is missing)."""
+    from browser_helpers import launched_chromium
+    with launched_chromium() as browser:
+        yield browser
+
+
+@pytest.fixture
+def shots(tmp_path: Path) -> Path:
+    """Where a browser test saves its screenshots: $TTT_SCREENSHOTS, else the test's own
+    temporary folder (docs/screenshots.py copies them into the documentation)."""
+    folder = Path(os.environ.get("TTT_SCREENSHOTS") or tmp_path / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import re
-import shutil
-import time
 from pathlib import Path
 
 import pytest
 
+from browser_helpers import GRADING_MS, new_page, watch_until_graded
 from service_helpers import add_students
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed "
@@ -39,46 +37,6 @@ CORRECT = SUBMISSIONS / "correct_plain.py"
 BUGGY = SUBMISSIONS / "bug_sign_error_o.py"     # scores from O's side with X's sign
 FIRST_IN_QUEUE = SUBMISSIONS / "correct_plain.py"
 ROSTER = "id,name,email\nada,Ada Lovelace,ada@example.org\nalan,Alan Turing,alan@example.org\n"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
-GRADING_MS = 300_000          # one grading run, on a loaded machine
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    """Debian's chromium, headless, through Playwright."""
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no chromium at {CHROMIUM} (apt-get install chromium; .ci/run does)")
-    with sync_api.sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        except sync_api.Error as problem:
-            pytest.skip(f"chromium does not start here: {str(problem).splitlines()[0]}")
-        yield browser
-        browser.close()
-
-
-@pytest.fixture
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("TTT_SCREENSHOTS") or tmp_path / "screenshots")
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def new_page(browser, problems: list[str]):
-    """A page in its own context (its own cookies: one person), recording what goes wrong:
-    console errors (a CSP violation is one) and uncaught script errors."""
-    context = browser.new_context(viewport={"width": 1000, "height": 800}, accept_downloads=True)
-    context.set_default_timeout(60_000)
-    page = context.new_page()
-    page.on("console", lambda message: problems.append(
-        f"console: {message.text} ({message.location.get('url')})")
-        if message.type == "error" and not message.location.get("url", "").endswith(
-            "/favicon.ico") else None)      # the browser asks for an icon the page has not
-    page.on("pageerror", lambda error: problems.append(f"script: {error}"))
-    return page
 
 
 def download(page, selector: str) -> str:
@@ -86,29 +44,6 @@ def download(page, selector: str) -> str:
     with page.expect_download() as info:
         page.click(selector)
     return Path(info.value.path()).read_text(encoding="utf-8-sig")
-
-
-def watch_until_graded(page) -> tuple[list[str], list[str]]:
-    """What the live part of a submission page showed until its report came: each status and
-    each rubric item line, in order of first appearance."""
-    statuses: list[str] = []
-    items: list[str] = []
-    deadline = time.monotonic() + GRADING_MS / 1000
-    while time.monotonic() < deadline:
-        try:
-            if page.locator("section.report").count():
-                return statuses, items
-            status = page.locator("#status").inner_text(timeout=2_000)
-            where = page.locator("#where").inner_text(timeout=2_000)
-            lines = page.locator("#items li").all_inner_texts()
-        except sync_api.Error:     # the page reloads itself when the report is ready
-            continue
-        seen = f"{status}{where}"
-        if not statuses or statuses[-1] != seen:
-            statuses.append(seen)
-        items += [line for line in lines if line not in items]
-        page.wait_for_timeout(250)
-    raise AssertionError(f"no report after {GRADING_MS / 1000:g} s; seen: {statuses}")
 
 
 @pytest.mark.grades(3)

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from grader.service import class_queries, classbook, storage
+from grader.service import class_queries, classbook
 from grader.service.class_queries import ClassSubmission
 from grader.service.classbook import ClassStudent
 from grader.service.storage import Store, Student, Submission

@@ -11,7 +11,6 @@ again, and each is delivered once.
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import sqlite3
@@ -24,11 +23,10 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("lti1p3platform")
-sync_api = pytest.importorskip("playwright.sync_api")
 
+from browser_helpers import new_page, watch_until_graded  # noqa: E402
 from lti_platform import LtiPlatform  # noqa: E402
 from service_helpers import FAST, ROOT  # noqa: E402
-from test_browser import chromium, new_page, shots, watch_until_graded  # noqa: E402,F401
 
 GRADING_SECONDS = 300
 

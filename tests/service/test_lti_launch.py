@@ -42,8 +42,9 @@ RESULTS = json.dumps({"score": 80.0, "tests": [{"name": "scores", "score": 80.0,
 
 
 class ToolServer:
-    """The course's page (create_app plus the LTI routes and middleware, as app.py is to
-    wire them) under uvicorn on a free port of 127.0.0.1."""
+    """The course's page (create_app: the LTI routes and middleware included) under
+    uvicorn on a free port of 127.0.0.1, without its lifespan (no grading threads, no
+    sender: each test starts the sender when it wants one)."""
 
     def __init__(self, data: Path) -> None:
         self.data = data
@@ -55,8 +56,6 @@ class ToolServer:
         self.socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
         self.app = create_app(ServiceSettings(data=data, base_url=self.url), self.store)
-        self.app.router.routes.extend(lti.routes)
-        self.app.add_middleware(lti.FrameAncestors, store=self.store)
         self.server = uvicorn.Server(uvicorn.Config(self.app, lifespan="off",
                                                     log_level="warning", access_log=False))
         self.thread = threading.Thread(target=self.server.run,

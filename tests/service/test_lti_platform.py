@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import doctest
 import json
-import os
-import shutil
 import threading
 import time
 import uuid
@@ -21,11 +19,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Iterator
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-import httpx
-import jwt
 import pytest
 
-import lti_platform
+httpx = pytest.importorskip("httpx")
+jwt = pytest.importorskip("jwt")
+pytest.importorskip("lti1p3platform")
+
+import lti_platform  # noqa: E402
+from browser_helpers import launched_chromium  # noqa: E402
 from lti_platform import (CLAIM, CONTEXT_ROLES, MEDIA_SCORE, SCOPE_LINEITEM, SCOPE_NRPS,
                           SCOPE_RESULT_READONLY, SCOPE_SCORE, TAMPERS, TOOL_CONFIGURATION,
                           LtiPlatform, RsaKey)
@@ -508,21 +509,8 @@ def test_a_registration_without_its_token_is_refused(platform: LtiPlatform):
 # -- In Chromium -----------------------------------------------------------------------------
 
 def test_chromium_follows_the_auto_posted_launch(platform: LtiPlatform, tool: TinyTool):
-    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
-    chromium = shutil.which("chromium") or "/usr/bin/chromium"
-    if not os.access(chromium, os.X_OK):
-        pytest.skip(f"no chromium at {chromium} (apt-get install chromium; .ci/run does)")
-    with sync_api.sync_playwright() as playwright:
-        try:
-            browser = playwright.chromium.launch(executable_path=chromium, args=[
-                "--no-sandbox", "--disable-gpu", "--no-first-run",
-                "--disable-background-networking", "--disable-component-update"])
-        except sync_api.Error as problem:
-            pytest.skip(f"chromium does not start here: {str(problem).splitlines()[0]}")
-        try:
-            page = browser.new_page()
-            page.goto(platform.launch_url("ada", method="post"), timeout=30_000)
-            page.wait_for_url(tool.url + "/launch", timeout=30_000)
-            assert "Hello Ada Lovelace (Learner)" in page.content()
-        finally:
-            browser.close()
+    with launched_chromium() as browser:
+        page = browser.new_page()
+        page.goto(platform.launch_url("ada", method="post"), timeout=30_000)
+        page.wait_for_url(tool.url + "/launch", timeout=30_000)
+        assert "Hello Ada Lovelace (Learner)" in page.content()

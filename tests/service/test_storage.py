@@ -139,6 +139,8 @@ def test_a_store_from_before_regrades_queued_last_opens_and_keeps_its_rows(tmp_p
     number = store.add_submission("alice", "a.py", b"x\n", late=False, config="c").id
     store.close()
     old = sqlite3.connect(path)                      # as the first release left it
+    for index in ("submissions_queue", "submissions_done"):
+        old.execute(f"DROP INDEX {index}")
     old.execute("ALTER TABLE submissions DROP COLUMN regrade")
     for table in ("earlier_results", "result_facts", "student_deadlines", "adjustments",
                   "changes", "sessions"):
