@@ -27,6 +27,7 @@ from typing import Callable, Iterator, Protocol
 
 import grader
 from grader.classroom.discover import Submission
+from grader.classroom.orphans import die_with
 from grader.classroom.warm import ServerLost, WarmProcess, WarmUnavailable
 from grader.classroom.warm import server_for as warm_server_for
 from grader.sandbox.cpu import CPU_VARIABLE, LEND_VARIABLE
@@ -155,7 +156,7 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
                 process = subprocess.Popen(argv, cwd=GRADER_HOME, stdin=subprocess.DEVNULL,
                                            stdout=stdout, stderr=stderr, start_new_session=True,
                                            env=environ if extra else None,
-                                           preexec_fn=functools.partial(_die_with_parent,
+                                           preexec_fn=functools.partial(die_with,
                                                                         os.getpid()))
             except OSError as problem:
                 return Attempt(student_id, None, None,
@@ -224,28 +225,6 @@ def _read_capped(path: Path) -> str:
         data = file.read(MAX_OUTPUT_BYTES + 1)
     text = data[:MAX_OUTPUT_BYTES].decode("utf-8", errors="replace")
     return text + ("\n[... cut]\n" if len(data) > MAX_OUTPUT_BYTES else "")
-
-
-def _die_with_parent(parent: int) -> None:  # pragma: no cover - in the child, before exec
-    # Linux: if the batch dies (even SIGKILL), its grading runs get SIGTERM instead of
-    # going on as orphans.
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGTERM)    # PR_SET_PDEATHSIG
-        if os.getppid() != parent:   # it died before the line above
-            os._exit(1)
-
-
-def _load_prctl() -> Callable[[int, int], int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-        return ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _load_prctl()
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ changed on disk since it started, is replaced by a new one first.
 from __future__ import annotations
 
 import atexit
+import functools
 import json
 import os
 import select
@@ -41,6 +42,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Mapping
+
+from grader.classroom.orphans import die_with
 
 COLD_VARIABLE = "TTT_GRADER_COLD"        # "1": every grade in its own fresh process
 # Variables each grade sets for itself; none is read before the grade starts.
@@ -230,17 +233,9 @@ class WarmServer:
 
 
 def _server_dies_with():
-    from grader.classroom.run import _PRCTL   # here: no import between fork and exec
-    parent = os.getpid()
-
-    def preexec() -> None:  # pragma: no cover - in the child, before exec
-        # Linux: the server gets SIGTERM when the thread that started it ends (its
-        # running grade then gets its own SIGTERM, as a cold grade would).
-        if _PRCTL is not None:
-            _PRCTL(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
-            if os.getppid() != parent:
-                os._exit(1)
-    return preexec
+    # Linux: the server gets SIGTERM when the thread that started it ends (its running
+    # grade then gets its own SIGTERM, as a cold grade would).
+    return functools.partial(die_with, os.getpid())
 
 
 _local = threading.local()
@@ -385,11 +380,7 @@ def _become_grade(request: dict, fds: list[int], server: int) -> None:
     """In the forked child: what ``subprocess.Popen(..., start_new_session=True, stdin=
     DEVNULL, cwd=..., env=...)`` of run_grade gives a cold grade, then its argv."""
     os.setsid()
-    from grader.classroom.run import _PRCTL
-    if _PRCTL is not None:          # SIGTERM when the server ends, as run_grade's children
-        _PRCTL(1, signal.SIGTERM)
-        if os.getppid() != server:   # it ended before the line above
-            os._exit(1)
+    die_with(server)                # SIGTERM when the server ends, as run_grade's children
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.close(null)
