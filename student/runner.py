@@ -59,8 +59,13 @@ def main() -> None:
     def report(result: dict[str, Any]) -> None:
         os.write(result_fd, (json.dumps(result) + "\n").encode())
 
+    once = threading.Lock()
+
     def out_of_time(used: float, waited: bool = False,
                     printed: dict[str, Any] | None = None) -> NoReturn:
+        # The CPU timer's signal and the watcher thread can both find the call out of
+        # time at once: the first one reports, the other waits for the exit.
+        once.acquire()
         report({"kind": "timeout", "cpu_seconds": used, "waited": waited, **(printed or {})})
         os._exit(0)   # at once: the student's code cannot catch this
 

@@ -420,8 +420,10 @@ def _wait_all_done(teacher: httpx.Client, seconds: float = 400.0) -> dict[str, d
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         students = {row["student_id"]: row for row in teacher.get("/api/class").json()["students"]}
-        if all(row["latest"] is None or row["latest"]["status"] in ("done", "error")
-               for row in students.values()):
+        waiting = re.search(r"(\d+) queued, (\d+) running", teacher.get("/instructor").text)
+        if waiting is not None and waiting.groups() == ("0", "0") and all(
+                row["latest"] is None or row["latest"]["status"] in ("done", "error")
+                for row in students.values()):    # every submission, not only the latest
             return students
         time.sleep(1.0)
     raise AssertionError(f"still grading after {seconds} s")
