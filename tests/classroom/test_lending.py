@@ -172,7 +172,10 @@ def test_a_stopped_runner_starts_nothing_that_waits_for_a_slot(
         assert first.result(30).student_id == "a"
 
 
-@pytest.mark.parametrize("submission, lends", [(SLEEPER, True), (PRUNED, False)],
+# The sleeper's real grade (10 s) runs with -m slow: in the default run, the submission
+# page's test below grades the same sleeper through the same slots and shows it lending.
+@pytest.mark.parametrize("submission, lends",
+                         [pytest.param(SLEEPER, True, marks=pytest.mark.slow), (PRUNED, False)],
                          ids=["sleeper", "correct"])
 def test_a_real_grade_lends_its_cpu_only_when_its_student_sleeps(
         submission: Path, lends: bool, tmp_path: Path) -> None:

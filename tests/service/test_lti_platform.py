@@ -21,6 +21,10 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
 
+# The test platform's own tests (the stand-in LMS, not the product) run with -m slow: in
+# the default run the tool's tests (test_lti_launch, test_lti_course) exercise it whole.
+pytestmark = pytest.mark.slow
+
 httpx = pytest.importorskip("httpx")
 jwt = pytest.importorskip("jwt")
 pytest.importorskip("lti1p3platform")

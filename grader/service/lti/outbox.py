@@ -213,7 +213,12 @@ class Sender:
         self._resting: dict[int, float] = {}     # platform -> monotonic time it may be asked
 
     def start(self) -> None:
-        """Serve the course: rows left by a stopped server are sent first."""
+        """Serve the course: rows left by a stopped server are sent first, at once (their
+        backoff was the stopped server's: the LMS may well be back by now; their count of
+        tries is kept)."""
+        with self.store.database.transaction() as db:
+            db.execute("UPDATE lti_outbox SET next_try_at = ? WHERE status = 'pending'",
+                       (utc_now(),))
         with _serving_lock:
             _serving[str(self.store.path)] = self
         self._thread = threading.Thread(target=self._loop, name="lti-sender", daemon=True)
