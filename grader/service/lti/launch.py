@@ -41,8 +41,9 @@ LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
-# Roles that open the instructor's pages (a TA is an Instructor sub-role in LIS v2).
-STAFF = ("Instructor", "Administrator", "ContentDeveloper", "Mentor")
+# Roles that open the instructor's pages (a TA is an Instructor sub-role in LIS v2). A
+# Mentor (Canvas's observer: a parent, an advisor) is not staff: they would see the class.
+STAFF = ("Instructor", "Administrator", "ContentDeveloper")
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id",
                 "lti_deployment_id")
 
@@ -77,6 +78,8 @@ def is_staff(roles: tuple[str, ...]) -> bool:
 
     >>> is_staff(("Learner",)), is_staff(("Instructor#TeachingAssistant",))
     (False, True)
+    >>> is_staff(("Mentor",)), is_learner(("Mentor",))      # an observer: refused
+    (False, False)
     """
     return any(role.split("#")[0] in STAFF for role in roles)
 
