@@ -31,11 +31,11 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not 
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions" / "grader"
 # A plain minimax: the style most students hand in, and slow enough to grade (about 9 s,
-# its rubric items finishing over the last 4) that the live items can be watched; a pruned
-# file's items all finish within the page's one-second poll.
+# its rubric items finishing over the last 4) that the live items can be watched while it
+# runs (the page asks again every second then).
 CORRECT = SUBMISSIONS / "correct_plain.py"
 BUGGY = SUBMISSIONS / "bug_sign_error_o.py"     # scores from O's side with X's sign
-FIRST_IN_QUEUE = SUBMISSIONS / "correct_plain.py"
+FIRST_IN_QUEUE = SUBMISSIONS / "correct_pruned.py"   # graded in a few seconds: Ada waits
 ROSTER = "id,name,email\nada,Ada Lovelace,ada@example.org\nalan,Alan Turing,alan@example.org\n"
 
 
