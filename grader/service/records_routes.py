@@ -61,6 +61,14 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return data
 
 
+async def _instructor_form(request: Request) -> Any:
+    """The instructor's form of a page (no file), its CSRF token checked."""
+    auth.require_instructor(request)
+    form = await request.form(max_files=0, max_fields=10, max_part_size=MAX_JSON)
+    auth.require_csrf(request, form)
+    return form
+
+
 def _refusal(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status)
 
@@ -112,9 +120,7 @@ async def api_remove_deadline(request: Request) -> Response:
 
 async def form_deadline(request: Request) -> Response:
     """The student page's form: set (or, with action=remove, remove) their own deadline."""
-    auth.require_instructor(request)
-    form = await request.form(max_files=0, max_fields=10, max_part_size=MAX_JSON)
-    auth.require_csrf(request, form)
+    form = await _instructor_form(request)
     student = _student_exists(request)
     store = _store(request)
     try:
@@ -238,9 +244,7 @@ async def api_remove_adjustment(request: Request) -> Response:
 
 async def form_adjust(request: Request) -> Response:
     """The submission page's form: set (or, with action=remove, remove) the adjustment."""
-    auth.require_instructor(request)
-    form = await request.form(max_files=0, max_fields=10, max_part_size=MAX_JSON)
-    auth.require_csrf(request, form)
+    form = await _instructor_form(request)
     number = _submission_exists(request)
     store = _store(request)
     try:
@@ -263,9 +267,7 @@ async def form_adjust(request: Request) -> Response:
 async def renew_instructor_link(request: Request) -> Response:
     """A new instructor link: the old one (and every session it opened, this one too) stops
     working; the new link is shown once, here."""
-    auth.require_instructor(request)
-    form = await request.form(max_files=0, max_fields=5, max_part_size=MAX_JSON)
-    auth.require_csrf(request, form)
+    await _instructor_form(request)
     token = await run_in_threadpool(_store(request).renew_instructor_token)
     settings = request.app.state.settings
     base = (settings.base_url or str(request.base_url)).rstrip("/")

@@ -312,3 +312,18 @@ def test_an_extension_shows_in_the_gradebook_before_anything_is_handed_in(course
     course.api().put("/api/students/bob/deadline", json={"deadline": own})
     row = course.gradebook()["bob"]
     assert (row["status"], row["own_deadline"]) == ("not graded: no submission", own)
+
+
+def test_a_new_instructor_link_from_the_page_is_shown_once_and_the_old_one_stops(
+        course: Course):
+    old = course.store.instructor_token()
+    teacher = course.browser("instructor")
+    answer = teacher.post("/instructor/renew-link",
+                          data={"csrf": _csrf(teacher, "/instructor/roster")})
+    assert answer.status_code == 200
+    new = re.search(r"/s/([A-Za-z0-9_-]{43})", answer.text).group(1)
+    assert new != old and course.store.identify(old) is None
+    assert course.store.identify(new).is_instructor
+    assert teacher.get("/instructor").status_code == 401      # this session ended with it
+    refused = course.browser("alice").post("/instructor/renew-link", data={"csrf": "x"})
+    assert refused.status_code == 403 and course.store.identify(new) is not None
