@@ -148,6 +148,9 @@ class Worker:
         waiting: it raises Late to stop, or returns how long to wait before the next look.
         """
         pause = Watch.POLL if check is not None else 0.1
+        # When the next look is due: a call that floods its output is never quiet, and
+        # must still be stopped at its limit, not at the backstop.
+        look_at = time.monotonic() + pause
         while True:
             end = self.buffer.find(b"\n")
             if end >= 0:
@@ -175,8 +178,9 @@ class Worker:
                 if b"\n" not in self.buffer:
                     raise Broken("ended", ended=True)
                 continue
-            if not events and check is not None:
-                pause = check()  # a quiet moment: is the call still within its limit?
+            if check is not None and (not events or time.monotonic() >= look_at):
+                pause = check()  # is the call still within its limit?
+                look_at = time.monotonic() + pause
             for fd, _ in events:
                 if fd == self.answers:
                     if not self._read_answers():

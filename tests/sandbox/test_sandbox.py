@@ -234,6 +234,23 @@ def test_an_endless_loop_times_out_and_the_next_call_works(tmp_path: Path,
     assert last.status == "ok" and restarts == 3
 
 
+def test_an_endless_loop_that_prints_is_stopped_at_its_limit_not_the_backstop(
+        tmp_path: Path, use_bwrap: bool) -> None:
+    # A debug print inside an endless loop: the output pipe is never quiet, and the call
+    # must still be judged at its CPU limit (the backstop is 0.3 * 20 + 10 = 16 s).
+    source = """
+        import sys
+        def mm_move(board, player):
+            while True:
+                sys.stdout.write("thinking..." * 1000)
+        """
+    with Sandbox(write(tmp_path, source), FAST, use_bwrap=use_bwrap) as box:
+        flood = box.call("mm_move", Position.empty(3), 0.3)
+    assert flood.status == "timeout" and not flood.waited
+    assert "CPU time" in flood.error and "backstop" not in flood.error, flood.error
+    assert "thinking..." in flood.output
+
+
 def test_a_batch_answers_each_call_as_a_single_call_would(tmp_path: Path,
                                                           use_bwrap: bool) -> None:
     source = """
