@@ -15,6 +15,7 @@ import socket
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -127,11 +128,26 @@ GALLERY = [SUBMISSIONS / "grader" / "correct_pruned.py",
 
 
 @needs_fork
-@pytest.mark.grades(2 * len(GALLERY), jobs=1)
+@pytest.mark.grades(2 * len(GALLERY), jobs=2)
 def test_warm_grades_are_cold_grades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    for path in GALLERY:
-        cold = grade(path, tmp_path / f"{path.stem}-cold", True, monkeypatch)
-        hot = grade(path, tmp_path / f"{path.stem}-warm", False, monkeypatch)
+    # The cold grades on one CPU and the warm ones on the other, at once, as `batch --jobs
+    # 2` runs two grades: each thread has its own warm server (or none).
+    monkeypatch.delenv(warm.COLD_VARIABLE, raising=False)
+
+    def grade_all(cold: bool) -> list[run.Attempt]:
+        kind, slot = ("cold", 0) if cold else ("warm", 1)
+        attempts = []
+        for path in GALLERY:
+            scratch = tmp_path / f"{path.stem}-{kind}"
+            attempt = run_grade(path, path.stem, GradingOptions(), scratch, slot=slot,
+                                env={warm.COLD_VARIABLE: "1"} if cold else None)
+            assert attempt.warm is not cold
+            attempts.append(attempt)
+        return attempts
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        colds, hots = pool.map(grade_all, (True, False))
+    for cold, hot in zip(colds, hots):
         same_grade(cold, hot)
 
 
