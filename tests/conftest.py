@@ -1,4 +1,8 @@
-"""Test timeouts that follow the work a test does and the machine it runs on.
+"""How a run is spread over the CPUs, and test timeouts that follow the work a test does
+and the machine it runs on.
+
+Test files run on two pytest-xdist workers (``WORKERS``) where the machine has two CPUs or
+more; ``-n 0`` runs them all in one process, ``-n 4`` on four.
 
 pytest-timeout's ``timeout`` (setup.cfg: 300 s) stops a test that hangs. A test that grades
 real submissions (in its own body or in the fixtures it is the first to use) says how many
@@ -19,6 +23,27 @@ import pytest
 # One grade's wall time, with room: the slowest fixture submission (an endless loop) takes
 # about 40 s here on an idle machine, and section 7 of issue 15 bounds every grade by 150 s.
 GRADE_SECONDS = 150.0
+
+
+# Test files run on this many pytest-xdist workers (from the test extra) unless ``-n`` says
+# otherwise (``-n 0``: all in this process). Much of a run waits (a grade's sleeping
+# student, a server's poll, an import that times out), so two workers keep two CPUs busy;
+# each file stays on one worker (``--dist loadfile``), so a module's fixtures are built once.
+WORKERS = 2
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Two workers by default, where pytest-xdist is installed and distributing makes sense."""
+    if (not config.pluginmanager.hasplugin("xdist")
+            or "PYTEST_XDIST_WORKER" in os.environ or hasattr(config, "workerinput")  # a worker
+            or config.getoption("numprocesses", None) is not None
+            or config.getoption("usepdb", False) or config.getoption("collectonly", False)
+            or (os.cpu_count() or 1) < 2):
+        return
+    config.option.numprocesses = WORKERS
+    if config.getoption("dist", "no") == "no":
+        config.option.dist = "loadfile"
 
 
 def machine_factor() -> float:
