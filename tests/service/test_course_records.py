@@ -23,6 +23,8 @@ import pytest
 pytest.importorskip("httpx")
 
 with warnings.catch_warnings():          # Starlette would rather have httpx2; httpx works
+    # A DeprecationWarning in older Starlette, StarletteDeprecationWarning (a UserWarning) now.
+    warnings.filterwarnings("ignore", message=".*httpx2")
     warnings.simplefilter("ignore", DeprecationWarning)
     from starlette.testclient import TestClient  # noqa: E402
 
