@@ -178,9 +178,6 @@ class Worker:
                 if b"\n" not in self.buffer:
                     raise Broken("ended", ended=True)
                 continue
-            if check is not None and (not events or time.monotonic() >= look_at):
-                pause = check()  # is the call still within its limit?
-                look_at = time.monotonic() + pause
             for fd, _ in events:
                 if fd == self.answers:
                     if not self._read_answers():
@@ -189,6 +186,11 @@ class Worker:
                     self._drain(limit=1)
                 else:
                     raise Broken("was closed")
+            # Is the call still within its limit? Not asked when an answer has come in.
+            if (check is not None and b"\n" not in self.buffer
+                    and (not events or time.monotonic() >= look_at)):
+                pause = check()
+                look_at = time.monotonic() + pause
 
     def _read_answers(self) -> bool:
         """Move what the answer pipe holds into the buffer; False at end of file."""
