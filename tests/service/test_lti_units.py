@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
@@ -18,6 +19,7 @@ from grader.service.app import open_store
 from grader.service.database import Database
 from grader.service.lti import ags, launch, outbox, people, platforms
 from grader.service.lti.errors import LaunchRefused, PlatformError, RegistrationError
+from grader.service.lti.service_token import ServiceTokens
 from grader.service.lti.tool_keys import KEY_FILE, ToolKey
 from grader.service.schema import MIGRATIONS, migrate
 from grader.service.storage import Store
@@ -237,3 +239,27 @@ def test_each_login_draws_its_own_state_and_nonce_for_one_browser(store):
     two = launch.start_login(store, {"iss": LMS, "login_hint": "u"}, one.browser_id,
                              "https://g/l")
     assert one.browser_id == two.browser_id and one.redirect_url != two.redirect_url
+
+
+def test_a_service_call_reuses_its_token_and_asks_anew_after_a_401(store, tmp_path):
+    platform = platforms.add_platform(store, platforms.describe_platform(PLATFORM), who="t")
+    issued, seen, down = [], [], []
+
+    def lms(request: httpx.Request) -> httpx.Response:
+        if down:
+            raise httpx.ConnectError("refused", request=request)
+        if request.url.path == "/token":
+            issued.append(f"token{len(issued) + 1}")
+            return httpx.Response(200, json={"access_token": issued[-1], "expires_in": 3600})
+        seen.append(request.headers["authorization"])
+        return httpx.Response(401 if len(seen) == 2 else 200, json={})
+
+    client = httpx.Client(transport=httpx.MockTransport(lms))
+    tokens = ServiceTokens(ToolKey.load(tmp_path), client)
+    statuses = [tokens.call(platform, ["s"], "the roster service", "GET", LMS + "/members")
+                .status_code for _ in range(3)]
+    assert statuses == [200, 401, 200]
+    assert seen == ["Bearer token1", "Bearer token1", "Bearer token2"]   # the 401 dropped it
+    down.append(True)                      # token2 is still in hand: the service is down
+    with pytest.raises(PlatformError, match="the roster service cannot be reached"):
+        tokens.call(platform, ["s"], "the roster service", "GET", LMS + "/members")

@@ -18,8 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
-
 from grader.service import class_queries
 from grader.service.class_queries import ClassSubmission
 from grader.service.classbook import CHOICES, ClassStudent, CourseRecords, with_records
@@ -133,16 +131,9 @@ def scores_url(lineitem: str) -> str:
 
 def send_score(tool: Any, platform: Any, lineitem: str, payload: dict[str, Any]) -> None:
     """POST ``payload`` to the line item's scores; PlatformError when it is not taken."""
-    token = tool.tokens.get(platform, [SCORE_SCOPE])
-    try:
-        answer = tool.http.post(scores_url(lineitem), json=payload,
-                                headers={"authorization": f"Bearer {token}",
-                                         "content-type": SCORE_TYPE})
-    except httpx.HTTPError as problem:
-        raise PlatformError(f"{platform.label} cannot be reached "
-                            f"({type(problem).__name__})") from None
-    if answer.status_code == 401:
-        tool.tokens.forget(platform, [SCORE_SCOPE])
+    answer = tool.tokens.call(platform, [SCORE_SCOPE], "the grade service", "POST",
+                              scores_url(lineitem), json=payload,
+                              headers={"content-type": SCORE_TYPE})
     if not 200 <= answer.status_code < 300:
         raise PlatformError(f"{platform.label} refused the score ({answer.status_code}: "
                             f"{answer.text[:200]})", answer.status_code)

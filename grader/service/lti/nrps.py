@@ -12,8 +12,6 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from grader.service.lti.errors import PlatformError
 from grader.service.lti.launch import is_learner, is_staff, role_names
 from grader.service.lti.people import Person, match_student, place_student, record_member
@@ -55,15 +53,8 @@ def fetch_members(tool: Any, platform: Any, url: str) -> list[dict[str, Any]]:
     for _ in range(MAX_PAGES):
         if next_url is None:
             return members
-        token = tool.tokens.get(platform, [NRPS_SCOPE])
-        try:
-            answer = tool.http.get(next_url, headers={"authorization": f"Bearer {token}",
-                                                      "accept": MEMBERSHIPS})
-        except httpx.HTTPError as problem:
-            raise PlatformError(f"{platform.label}: the roster service cannot be reached "
-                                f"({type(problem).__name__}); try again later") from None
-        if answer.status_code == 401:
-            tool.tokens.forget(platform, [NRPS_SCOPE])
+        answer = tool.tokens.call(platform, [NRPS_SCOPE], "the roster service", "GET",
+                                  next_url, headers={"accept": MEMBERSHIPS})
         if answer.status_code != 200:
             raise PlatformError(f"{platform.label}: the roster service answered "
                                 f"{answer.status_code}: {answer.text[:200]}",

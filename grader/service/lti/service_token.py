@@ -5,6 +5,7 @@ assertion"); cached per platform and scopes until shortly before they expire.
     tokens = ServiceTokens(tool_key, http)
     token = tokens.get(platform, [SCORE_SCOPE])       # "Authorization: Bearer " + token
     tokens.forget(platform, [SCORE_SCOPE])            # after a 401: the next get asks anew
+    answer = tokens.call(platform, [SCORE_SCOPE], "the grade service", "POST", url, json=...)
 """
 
 from __future__ import annotations
@@ -79,3 +80,19 @@ class ServiceTokens:
         """Drop the cached token (the platform said 401: it expired or was revoked)."""
         with self._lock:
             self._tokens.pop((platform.id, " ".join(sorted(set(scopes)))), None)
+
+    def call(self, platform: Platform, scopes: Iterable[str], service: str, method: str,
+             url: str, headers: dict[str, str] | None = None, **send: Any) -> httpx.Response:
+        """A call to one of the platform's ``service``s with a token for ``scopes``: the
+        answer, whatever its status (a 401 drops the token, so the next call asks anew);
+        PlatformError when the platform cannot be reached."""
+        token = self.get(platform, scopes)
+        try:
+            answer = self.http.request(method, url, headers={
+                **(headers or {}), "authorization": f"Bearer {token}"}, **send)
+        except httpx.HTTPError as problem:
+            raise PlatformError(f"{platform.label}: {service} cannot be reached "
+                                f"({type(problem).__name__}); try again later") from None
+        if answer.status_code == 401:
+            self.forget(platform, scopes)
+        return answer
