@@ -246,8 +246,9 @@ def test_an_endless_loop_that_prints_is_stopped_at_its_limit_not_the_backstop(
         """
     with Sandbox(write(tmp_path, source), FAST, use_bwrap=use_bwrap) as box:
         flood = box.call("mm_move", Position.empty(3), 0.3)
-    assert flood.status == "timeout" and not flood.waited
-    assert "CPU time" in flood.error and "backstop" not in flood.error, flood.error
+    # By its CPU time, or (a busy machine: it waits on its full pipe) by its active time.
+    assert flood.status == "timeout"
+    assert "its limit of 0.30 s" in flood.error and "backstop" not in flood.error, flood.error
     assert "thinking..." in flood.output
 
 
