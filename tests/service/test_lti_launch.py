@@ -5,8 +5,9 @@ requests. No grading runs: a result is stored as the queue stores one.
 
 Launches (from the LMS course the course is bound to) sign a learner in as their student
 (matched by SIS id, by email, or added), an Instructor in as the instructor and a TA as a
-grader (tests/service/test_lti_identity.py has the refusals); every bad launch is refused with a page and stores
-nothing; the roster syncs; grades reach the platform's line item, through the outbox.
+grader (tests/service/test_lti_identity.py has the refusals); every bad launch is refused
+with a page and stores nothing; the roster syncs; grades reach the platform's line item,
+through the outbox.
 """
 
 from __future__ import annotations
