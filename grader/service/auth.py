@@ -195,10 +195,29 @@ def require_student(request: Any) -> Any:
 
 
 def require_instructor(request: Any) -> Any:
-    """The instructor's Identity; NotSignedIn or Forbidden otherwise (for H6b's pages)."""
+    """The instructor's Identity; NotSignedIn or Forbidden otherwise: the course's settings,
+    configuration, deadlines, roster, links and LMS connection are the instructor's alone."""
     identity = current_identity(request)
     if identity is None:
         raise NotSignedIn("open the instructor's sign-in link (python -m grader serve --links)")
     if not identity.is_instructor:
-        raise Forbidden("this page is the instructor's")
+        raise Forbidden("this page is the instructor's" + (
+            " (a TA grades: the class, submissions, reports and adjustments are open to you)"
+            if getattr(identity, "is_grader", False) else ""))
+    return identity
+
+
+def require_grader(request: Any) -> Any:
+    """The Identity of the instructor or of a grader (an LMS's TA, signed in by a launch);
+    NotSignedIn or Forbidden otherwise: the grading pages (the class, the queue, submissions,
+    reports, adjustments, regrades).
+
+        identity = auth.require_grader(request)     # identity.who goes in the change log
+    """
+    identity = current_identity(request)
+    if identity is None:
+        raise NotSignedIn("open the instructor's sign-in link (python -m grader serve --links), "
+                          "or the tool from the LMS course")
+    if not identity.is_grader:
+        raise Forbidden("this page is the course staff's")
     return identity

@@ -169,7 +169,7 @@ def use_config(queue: Any, path: Path) -> None:
 
 async def class_page(request: Request) -> Response:
     """``/instructor``: one row per student, and what their results were graded under."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     store = _store(request)
     students = await run_in_threadpool(class_students, request)
     grading = current_grading(request)
@@ -187,7 +187,7 @@ async def class_page(request: Request) -> Response:
 
 async def class_json(request: Request) -> Response:
     """``GET /api/class``: every student with their counts, latest and best result."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     students = await run_in_threadpool(class_students, request)
     current = await run_in_threadpool(current_fingerprint, current_grading(request))
 
@@ -229,7 +229,7 @@ async def student_page(request: Request, problem: str | None = None,
                        status_code: int = 200) -> Response:
     """``/instructor/students/ID``: their submissions, reports, files, link and own
     deadline (``problem``: why the last change was refused)."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     person = _student_or_404(request)
     store = _store(request)
     settings = _state(request).settings
@@ -277,7 +277,7 @@ async def submission_page(request: Request, problem: str | None = None,
                           status_code: int = 200) -> Response:
     """A submission's page as the instructor sees it: the report in full, and the form to
     adjust its score (``problem``: why the last adjustment was refused)."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     row = _submission_or_404(request)
     store = _store(request)
     return render_submission(request, row, instructor=True, extra={
@@ -288,14 +288,14 @@ async def submission_page(request: Request, problem: str | None = None,
 
 async def submission_file(request: Request) -> Response:
     """The file a student handed in, as a download."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     return file_response(_store(request), _submission_or_404(request))
 
 
 async def retry(request: Request) -> Response:
     """Grade a submission again (a grader error, or a result to redo): its earlier result
     is kept, and it stays one submission in the student's history."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     await _form(request)
     row = _submission_or_404(request)
     queued = class_queries.regrade_submissions(_store(request), [row.id])
@@ -308,7 +308,7 @@ async def retry(request: Request) -> Response:
 async def regrade_everyone(request: Request) -> Response:
     """Every submission that can count graded again under the current configuration: each
     student's newest and their best, so neither gradebook (latest or best) is left mixed."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     await _form(request)
     store = _store(request)
     students = await run_in_threadpool(class_students, request)
@@ -326,7 +326,7 @@ async def regrade_everyone(request: Request) -> Response:
 
 async def queue_page(request: Request) -> Response:
     """``/instructor/queue``: waiting, running (on which worker), grader errors."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     store = _store(request)
     queue = _state(request).queue
     # the class query, not the queue's: it reads no results.json (a regrade queues many)
@@ -415,7 +415,7 @@ async def links_csv(request: Request) -> Response:
 
 async def gradebook_csv(request: Request) -> Response:
     """``GET /api/gradebook.csv?choice=latest|best``: batch's gradebook, one row per student."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     choice = _choice(request)
     store = _store(request)
 
@@ -430,7 +430,7 @@ async def gradebook_csv(request: Request) -> Response:
 
 async def summary_page(request: Request) -> Response:
     """``batch``'s summary.html, live, from the chosen result of each student."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     choice = _choice(request)
     store = _store(request)
     found = None if similarity_routes.comparing(request) else classbook.load_similarity(

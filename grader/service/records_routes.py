@@ -61,9 +61,10 @@ async def _json_body(request: Request) -> dict[str, Any]:
     return data
 
 
-async def _instructor_form(request: Request) -> Any:
-    """The instructor's form of a page (no file), its CSRF token checked."""
-    auth.require_instructor(request)
+async def _instructor_form(request: Request, require: Any = auth.require_instructor) -> Any:
+    """The instructor's form of a page (no file), its CSRF token checked (``require``:
+    auth.require_grader for a grading page's form)."""
+    require(request)
     form = await request.form(max_files=0, max_fields=10, max_part_size=MAX_JSON)
     auth.require_csrf(request, form)
     return form
@@ -218,43 +219,44 @@ def adjustment_json(store: Store, number: int) -> dict[str, Any]:
 
 async def api_adjust(request: Request) -> Response:
     """``POST /api/submissions/N/adjustment``: points added (or taken) and a note."""
-    auth.require_instructor(request)
+    identity = auth.require_grader(request)
     number = _submission_exists(request)
     data = await _json_body(request)
     try:
         points = _points(data.get("points"))
         await run_in_threadpool(record_queries.set_adjustment, _store(request), number,
-                                points, str(data.get("note") or ""), who=INSTRUCTOR)
+                                points, str(data.get("note") or ""), who=identity.who)
     except RecordError as problem:
         return _refusal(str(problem))
     await run_in_threadpool(lti.submission_changed, _store(request), number)
-    log.info("the instructor adjusted submission %s by %+g", number, points)
+    log.info("%s adjusted submission %s by %+g", identity.who, number, points)
     return JSONResponse(adjustment_json(_store(request), number))
 
 
 async def api_remove_adjustment(request: Request) -> Response:
     """``DELETE /api/submissions/N/adjustment``: the score is the grader's again."""
-    auth.require_instructor(request)
+    identity = auth.require_grader(request)
     number = _submission_exists(request)
     await run_in_threadpool(record_queries.remove_adjustment, _store(request), number,
-                            who=INSTRUCTOR)
+                            who=identity.who)
     await run_in_threadpool(lti.submission_changed, _store(request), number)
     return JSONResponse(adjustment_json(_store(request), number))
 
 
 async def form_adjust(request: Request) -> Response:
     """The submission page's form: set (or, with action=remove, remove) the adjustment."""
-    form = await _instructor_form(request)
+    form = await _instructor_form(request, auth.require_grader)
+    identity = auth.current_identity(request)
     number = _submission_exists(request)
     store = _store(request)
     try:
         if form.get("action") == "remove":
             await run_in_threadpool(record_queries.remove_adjustment, store, number,
-                                    who=INSTRUCTOR)
+                                    who=identity.who)
         else:
             await run_in_threadpool(record_queries.set_adjustment, store, number,
                                     _points(form.get("points")), str(form.get("note") or ""),
-                                    who=INSTRUCTOR)
+                                    who=identity.who)
     except RecordError as problem:
         return await submission_page(request, problem=str(problem), status_code=400)
     await run_in_threadpool(lti.submission_changed, store, number)   # the LMS's grade follows

@@ -235,6 +235,30 @@ CREATE INDEX IF NOT EXISTS submissions_done ON submissions (status, finished_at,
 """
 
 
+# Version 6: who an LMS user is, made accountable (grader.service.lti.people): each link of a
+# roster student to an LMS user says how it was made (SIS id or email, at a launch or a
+# roster sync, or added), and the course's staff who are not its instructor (an LMS's TA,
+# signed in by a launch; a random token's hash, which a session keeps as it keeps a link's).
+_LTI_IDENTITY = """
+CREATE TABLE IF NOT EXISTS lti_staff (
+    platform INTEGER NOT NULL REFERENCES lti_platforms(id),
+    sub TEXT NOT NULL,
+    role TEXT NOT NULL CHECK (role IN ('grader')),
+    name TEXT NOT NULL DEFAULT '',
+    token_hash TEXT NOT NULL UNIQUE,
+    added_at TEXT NOT NULL,
+    seen_at TEXT NOT NULL,
+    PRIMARY KEY (platform, sub)
+)
+"""
+
+
+def _add_link_how(db: sqlite3.Connection) -> None:
+    columns = {row["name"] for row in db.execute("PRAGMA table_info(lti_users)")}
+    if "how" not in columns:
+        db.execute("ALTER TABLE lti_users ADD COLUMN how TEXT NOT NULL DEFAULT ''")
+
+
 def _add_regrade_column(db: sqlite3.Connection) -> None:
     # Some files at version 1 have the column already (it was added before versions were read).
     columns = {row["name"] for row in db.execute("PRAGMA table_info(submissions)")}
@@ -261,6 +285,8 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[sqlite3.Connection], None]], ...] = 
         "the grade outbox, hand-offs", _statements(_LTI)),
     (5, "indexes the queue's questions are answered from, without reading whole rows",
      _statements(_QUEUE_INDEXES)),
+    (6, "LTI identity: how each LMS user was linked to a student; the LMS's TAs (lti_staff)",
+     lambda db: (_add_link_how(db), _statements(_LTI_IDENTITY)(db))),
 )
 VERSION = MIGRATIONS[-1][0]
 
@@ -285,7 +311,7 @@ def migrate(database: Database) -> list[int]:
     >>> import tempfile, pathlib
     >>> database = Database(pathlib.Path(tempfile.mkdtemp()) / "course.sqlite3")
     >>> migrate(database), migrate(database)
-    ([1, 2, 3, 4, 5], [])
+    ([1, 2, 3, 4, 5, 6], [])
     """
     have = stored_version(database)
     if have > VERSION:

@@ -59,7 +59,7 @@ def comparing(request: Request) -> bool:
 
 async def similarity_page(request: Request) -> Response:
     """``/instructor/similarity``: the running comparison, or the last one's pairs."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     running = comparing(request)
     folder = similarity_folder(request)
     found = None if running else classbook.load_similarity(folder)
@@ -74,7 +74,7 @@ async def similarity_page(request: Request) -> Response:
 async def similarity_run(request: Request) -> Response:
     """Compare each student's newest file with every other one (copydetect), in a process
     of its own: the server stays responsive, and stopping the server stops it."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     auth.require_csrf(request, await request.form(max_files=0, max_fields=5))
     found_state = _similarity(request)
     found_state.pop("problem", None)
@@ -110,7 +110,7 @@ async def similarity_run(request: Request) -> Response:
 
 async def similarity_file(request: Request) -> Response:
     """The last comparison's CSV and side-by-side pages (batch's own files)."""
-    auth.require_instructor(request)
+    auth.require_grader(request)
     name = request.path_params.get("page")
     folder = Path(_state(request).settings.data) / SIMILARITY
     if name is None:

@@ -29,6 +29,7 @@ from grader.service.times import format_time, parse_time, utc_now
 MAX_ATTEMPTS = 2            # a grading run that fails is run once more, then "error"
 MAX_RECOVERIES = 3          # starts of one submission (server restarts included) before "error"
 INSTRUCTOR = "instructor"   # the student_id of the instructor's row in --links
+GRADER = "grader"           # an LMS's TA: the grading pages (a row of lti_staff)
 STATUSES = ("queued", "running", "done", "error")
 
 # What a row of submissions is, without its bytes (pages list many; the file is fetched alone).
@@ -72,14 +73,31 @@ class Student:
 
 @dataclass(frozen=True)
 class Identity:
-    """Who a token signs in: the instructor (``student is None``) or one student."""
+    """Who a token signs in: the instructor, a grader (an LMS's TA: the grading pages, not
+    the course's settings) or one student (``student``).
 
-    role: str                 # "student" or "instructor"
+    >>> ta = Identity(GRADER, name="Barbara (TA, LMS user u-7)")
+    >>> ta.is_grader, ta.is_instructor, ta.who
+    (True, False, 'Barbara (TA, LMS user u-7)')
+    """
+
+    role: str                 # "student", "grader" or "instructor"
     student: str | None = None
+    name: str = ""            # a grader's: who the records say made a change
 
     @property
     def is_instructor(self) -> bool:
         return self.role == INSTRUCTOR
+
+    @property
+    def is_grader(self) -> bool:
+        """The grading pages are theirs: the instructor's, or a grader's."""
+        return self.role in (INSTRUCTOR, GRADER)
+
+    @property
+    def who(self) -> str:
+        """What the change log says of a change they make."""
+        return self.name or (self.student or self.role)
 
 
 @dataclass(frozen=True)
@@ -315,7 +333,15 @@ class Store:
             return Identity(INSTRUCTOR)
         row = self._one("SELECT id FROM students WHERE token_hash = ? AND revoked = 0",
                         (token_hash,))
-        return None if row is None else Identity("student", row["id"])
+        if row is not None:
+            return Identity("student", row["id"])
+        staff = self._one("SELECT s.role, s.name, s.sub, p.issuer FROM lti_staff s JOIN "
+                          "lti_platforms p ON p.id = s.platform WHERE s.token_hash = ?",
+                          (token_hash,))
+        if staff is None:
+            return None
+        return Identity(staff["role"], None, f"{staff['name'] or 'TA'} (TA, LMS user "
+                                            f"{staff['sub']} of {staff['issuer']})")
 
     # --- submissions ----------------------------------------------------------------------
 

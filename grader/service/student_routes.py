@@ -36,7 +36,7 @@ async def home(request: Request) -> Response:
     identity = auth.current_identity(request)
     if identity is None:
         return render(request, "signin_needed.html", status_code=200)
-    if identity.is_instructor:
+    if identity.is_grader:            # the instructor, or a TA
         return RedirectResponse(path_for(request, "instructor_class"), status_code=303)
     return _home_page(request, identity.student)
 
@@ -196,7 +196,7 @@ async def api_submit(request: Request) -> Response:
 
 async def api_submission(request: Request) -> Response:
     identity = _api_identity(request)
-    if identity.is_instructor:
+    if identity.is_grader:
         row = _own_submission(request, None)
     else:
         row = _own_submission(request, identity.student)
@@ -205,7 +205,7 @@ async def api_submission(request: Request) -> Response:
     deadlines, _own = record_queries.deadlines_of(state.store, row.student, settings.deadlines)
     final = final_of(course_records(state.store, settings), row)
     return JSONResponse(submission_json(state.store, state.queue, settings, row,
-                                        identity.is_instructor, final, deadlines),
+                                        identity.is_grader, final, deadlines),
                         headers={"cache-control": "no-store"})
 
 

@@ -2,8 +2,9 @@
 ``python3 -m grader serve --data DIR --lti-platform FILE.json`` registers the test platform
 (tests/service/lti_platform.py, an LMS stand-in on 127.0.0.1 with its own RSA keys) and
 prints the URLs to paste into it; the server is started as the README says; a student
-launches from the LMS in headless Chromium, lands signed in on their page, hands in, and
-the platform receives the score; the instructor launches and syncs the roster; the server
+launches from the LMS in headless Chromium (after the instructor's first launch bound the
+course to the LMS course), lands signed in on their page, hands in, and the platform
+receives the score; the instructor syncs the roster; the server
 is killed with SIGKILL while scores wait in the outbox (the platform is down), started
 again, and each is delivered once.
 """
@@ -76,8 +77,14 @@ def test_a_course_in_an_lms_from_registration_to_grades_after_sigkill(chromium, 
         server = serve(data, "--port", str(port), "--jobs", "1")
         assert server.url == url
 
-        # A student launches from the LMS: signed in on her page; she hands in.
+        # The instructor opens the tool from the LMS course first: that binds the course to
+        # it (a learner's launch before that is refused).
         problems: list[str] = []
+        teacher = new_page(chromium, problems)
+        teacher.goto(platform.launch_url("alan"))
+        teacher.wait_for_url(re.compile(r"/instructor"))
+
+        # A student launches from the LMS: signed in on her page; she hands in.
         ada = new_page(chromium, problems)
         ada.goto(platform.launch_url("ada"))
         ada.wait_for_url(re.compile(re.escape(url) + r"/?$"))
@@ -94,10 +101,7 @@ def test_a_course_in_an_lms_from_registration_to_grades_after_sigkill(chromium, 
         assert (score.body["activityProgress"], score.body["gradingProgress"]) == \
             ("Completed", "FullyGraded")
 
-        # The instructor launches: the instructor's pages; the roster syncs from the LMS.
-        teacher = new_page(chromium, problems)
-        teacher.goto(platform.launch_url("alan"))
-        teacher.wait_for_url(re.compile(r"/instructor"))
+        # The instructor's pages: the roster syncs from the LMS.
         teacher.goto(url + "/instructor/lti")
         teacher.click("button:has-text('Sync the roster')")
         synced = teacher.inner_text("main")

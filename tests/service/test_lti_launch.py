@@ -3,9 +3,11 @@ lti_platform.py: an LMS stand-in on 127.0.0.1 with its own RSA keys). The tool r
 uvicorn on 127.0.0.1 too: the platform fetches the tool's key set to check its token
 requests. No grading runs: a result is stored as the queue stores one.
 
-Launches sign a learner in as their student (matched by SIS id, by email, or added) and an
-Instructor or TA in as the instructor; every bad launch is refused with a page and stores
-nothing; the roster syncs; grades reach the platform's line item, through the outbox.
+Launches (from the LMS course the course is bound to) sign a learner in as their student
+(matched by SIS id, by email, or added), an Instructor in as the instructor and a TA as a
+grader (tests/service/test_lti_identity.py has the refusals); every bad launch is refused
+with a page and stores nothing; the roster syncs; grades reach the platform's line item,
+through the outbox.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from lti_platform import LtiPlatform  # noqa: E402
 
 from grader.service import auth, lti  # noqa: E402
 from grader.service.app import create_app, open_store  # noqa: E402
-from grader.service.lti import outbox, registration  # noqa: E402
+from grader.service.lti import binding, outbox, registration  # noqa: E402
 from grader.service.settings import ServiceSettings  # noqa: E402
 from grader.service.storage import Store  # noqa: E402
 
@@ -66,8 +68,10 @@ class ToolServer:
             assert time.monotonic() < deadline and self.thread.is_alive(), "no tool server"
             time.sleep(0.02)
 
-    def register(self, platform: LtiPlatform, **changes: Any) -> None:
-        """Register both ways round: the tool in the platform, the platform from a file."""
+    def register(self, platform: LtiPlatform, bind: bool = True, **changes: Any) -> None:
+        """Register both ways round: the tool in the platform, the platform from a file;
+        then (``bind``) bind the course to the platform's LMS course, as the instructor's
+        first launch would (a learner's launch before that is refused)."""
         platform.register_tool(login_url=self.url + "/lti/login",
                                redirect_uris=[self.url + "/lti/launch"],
                                jwks_url=self.url + "/lti/jwks.json")
@@ -79,6 +83,16 @@ class ToolServer:
         path = self.data / "platform.json"
         path.write_text(json.dumps(description))
         lti.register_platform_file(self.store, self.data, path, self.url)
+        if bind:
+            self.bind(platform)
+
+    def bind(self, platform: LtiPlatform, deployment_id: str | None = None) -> None:
+        """Bind the course to the platform's LMS course (as the instructor's page does)."""
+        row = self.store.database.one("SELECT id FROM lti_platforms WHERE issuer = ? AND "
+                                      "client_id = ?", (platform.issuer, platform.client_id))
+        binding.bind(self.store, binding.Binding(
+            int(row["id"]), deployment_id or platform.deployment_id, platform.context_id,
+            platform.context_title), who="the test")
 
     def counts(self) -> dict[str, int]:
         counted = {table: self.store.database.one(f"SELECT COUNT(*) AS n FROM {table}")["n"]
@@ -417,6 +431,7 @@ def test_dynamic_registration_stores_the_platform_and_its_launches_work(tool):
         sent = lms.register_dynamically(f"{tool.url}/lti/register/{code}")
         assert sent.redirect_uris == [tool.url + "/lti/launch"]
         assert sent.jwks_url == tool.url + "/lti/jwks.json"
+        tool.bind(lms)
         page = launch(lms, "ada")
         assert "signed in as S1815" in page.text
         again = httpx.get(lms.dynamic_registration_url(f"{tool.url}/lti/register/{code}"))

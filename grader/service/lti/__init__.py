@@ -6,7 +6,8 @@ grades synced with the LMS. One more room beside the pages (DESIGN.md):
     tool_keys     the tool's own RSA key (DATA/lti-tool-key.json, 0600) and its key set
     keysets       the platforms' key sets, fetched and cached
     launch        the OIDC login and the id_token launch, validated
-    people        who an LMS user is on the roster; what a launch records
+    binding       the one LMS course the course is bound to (its first instructor launch)
+    people        who an LMS user is on the roster (linked once); what a launch records
     embedding     the page inside the LMS's frame (frame-ancestors, cookies)
     nrps          the roster from the LMS (Names and Role Provisioning)
     ags, outbox   grades to the LMS (Assignment and Grade Services) through an outbox

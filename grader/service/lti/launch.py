@@ -41,9 +41,20 @@ LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 MEMBERSHIP = "http://purl.imsglobal.org/vocab/lis/v2/membership#"
-# Roles that open the instructor's pages (a TA is an Instructor sub-role in LIS v2). A
-# Mentor (Canvas's observer: a parent, an advisor) is not staff: they would see the class.
-STAFF = ("Instructor", "Administrator", "ContentDeveloper")
+LIS = "http://purl.imsglobal.org/vocab/lis/v2/"
+# LIS v1 role URNs, which LTI 1.3 (core spec, Appendix A) still lets a platform send.
+LEGACY = {"urn:lti:role:ims/lis/": "", "urn:lti:instrole:ims/lis/": "institution/",
+          "urn:lti:sysrole:ims/lis/": "system/"}
+# What a launch's roles give on this page (the names are role_names'):
+INSTRUCTOR_ACCESS, GRADER_ACCESS, LEARNER_ACCESS = "instructor", "grader", "learner"
+ADMINISTRATORS = ("Administrator", "institution/Administrator", "system/Administrator",
+                  "system/SysAdmin")
+# Instructor sub-roles that grade but do not run the course (LIS v2's TeachingAssistant
+# family, and Grader).
+GRADING_SUB_ROLES = ("TeachingAssistant", "TeachingAssistantGroup",
+                     "TeachingAssistantOffering", "TeachingAssistantSection",
+                     "TeachingAssistantSectionAssociation", "TeachingAssistantTemplate",
+                     "Grader")
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id",
                 "lti_deployment_id")
 
@@ -54,38 +65,86 @@ def digest(value: str) -> str:
 
 
 def role_names(roles: Any) -> tuple[str, ...]:
-    """The context roles of a launch or a membership, short ("Instructor", "Learner",
-    "Instructor#TeachingAssistant"); institution and system roles are left out.
+    """The roles of a launch or a membership as short names: context roles as they are
+    ("Instructor", "Learner"), a context sub-role as "Principal#Sub"
+    ("Instructor#TeachingAssistant"), institution and system roles prefixed
+    ("institution/Administrator", "system/User"). LIS v2 URIs, LIS v1 URNs and LTI 1.1's
+    short names are read alike; anything else is left out.
 
-    >>> role_names([MEMBERSHIP + "Learner", "http://purl.imsglobal.org/vocab/lis/v2/"
-    ...             "membership/Instructor#TeachingAssistant", "Instructor"])
-    ('Learner', 'Instructor#TeachingAssistant', 'Instructor')
+    >>> role_names([MEMBERSHIP + "Learner", LIS + "membership/Instructor#TeachingAssistant",
+    ...             "Instructor", "urn:lti:role:ims/lis/Instructor/Grader"])
+    ('Learner', 'Instructor#TeachingAssistant', 'Instructor', 'Instructor#Grader')
+    >>> role_names([LIS + "institution/person#Administrator", LIS + "system/person#User"])
+    ('institution/Administrator', 'system/User')
     """
     names = []
     for role in roles if isinstance(roles, list) else []:
-        role = str(role)
+        role = str(role).strip()
         if role.startswith(MEMBERSHIP):
             names.append(role[len(MEMBERSHIP):])
-        elif role.startswith(MEMBERSHIP[:-1] + "/"):          # a sub-role
-            names.append(role[len(MEMBERSHIP):])
-        elif "/" not in role and ":" not in role:               # a short name (LTI 1.1's)
+        elif role.startswith(LIS + "membership/"):             # a sub-role
+            names.append(role[len(LIS + "membership/"):])
+        elif role.startswith((LIS + "institution/person#", LIS + "system/person#")):
+            kind, _, name = role[len(LIS):].partition("/person#")
+            names.append(f"{kind}/{name}")
+        elif role.startswith(tuple(LEGACY)):
+            prefix = next(one for one in LEGACY if role.startswith(one))
+            names.append(LEGACY[prefix] + role[len(prefix):].replace("/", "#", 1)
+                         if not LEGACY[prefix] else LEGACY[prefix] + role[len(prefix):])
+        elif role and "/" not in role and ":" not in role:   # a short name (LTI 1.1's)
             names.append(role)
-    return tuple(names)
+    return tuple(name for name in names if name)
+
+
+def access(roles: tuple[str, ...]) -> str | None:
+    """What the roles (role_names') give on this page: "instructor" (an Administrator of the
+    context, the institution or the system, or a context Instructor), "grader" (a TA: an
+    Instructor sub-role of the TeachingAssistant family or Grader, which decides even beside
+    the principal role the LTI spec asks platforms to send with it), "learner" (a context
+    Learner), or None (a Mentor, a ContentDeveloper, a system User alone: nothing here).
+
+    >>> [access(one) for one in [("Instructor",), ("Instructor#TeachingAssistant",
+    ...  "Instructor"), ("institution/Administrator", "system/User"), ("Learner",),
+    ...  ("Mentor",), ("ContentDeveloper",), ("system/User",), ("TeachingAssistant",)]]
+    ['instructor', 'grader', 'instructor', 'learner', None, None, None, 'grader']
+    """
+    if any(role in ADMINISTRATORS for role in roles):
+        return INSTRUCTOR_ACCESS
+    principals = {role.split("#")[0] for role in roles if "/" not in role}
+    grading = any(role.split("#")[-1] in GRADING_SUB_ROLES for role in roles
+                  if "/" not in role and (role.startswith("Instructor#") or "#" not in role))
+    if grading:
+        return GRADER_ACCESS
+    if "Instructor" in principals:
+        return INSTRUCTOR_ACCESS
+    if "Learner" in principals:
+        return LEARNER_ACCESS
+    return None
 
 
 def is_staff(roles: tuple[str, ...]) -> bool:
-    """An Instructor (a TA among them) or another role that runs the course.
+    """The course's staff: its instructor's rights or a grader's.
 
     >>> is_staff(("Learner",)), is_staff(("Instructor#TeachingAssistant",))
     (False, True)
     >>> is_staff(("Mentor",)), is_learner(("Mentor",))      # an observer: refused
     (False, False)
     """
-    return any(role.split("#")[0] in STAFF for role in roles)
+    return access(roles) in (INSTRUCTOR_ACCESS, GRADER_ACCESS)
 
 
 def is_learner(roles: tuple[str, ...]) -> bool:
-    return any(role.split("#")[0] == "Learner" for role in roles)
+    """A learner and nothing more (staff roles win)."""
+    return access(roles) == LEARNER_ACCESS
+
+
+def refusal_for_roles(roles: tuple[str, ...]) -> str:
+    """Why a launch whose roles give nothing here is refused (the page's words)."""
+    shown = ", ".join(roles) or "none"
+    return (f"your roles in this LMS course ({shown}) give you nothing on this page: it is "
+            "for the course's learners, its instructors and TAs, and the LMS's administrators. "
+            "If you should have access, ask the instructor to change your role in the LMS "
+            "course")
 
 
 @dataclass(frozen=True)
@@ -170,6 +229,11 @@ class Launch:
     ags_scopes: tuple[str, ...]
     memberships_url: str | None
     custom: dict[str, str]
+
+    @property
+    def access(self) -> str | None:
+        """"instructor", "grader", "learner" (see :func:`access`)."""
+        return access(self.roles)
 
     @property
     def is_staff(self) -> bool:
@@ -296,9 +360,8 @@ def validate_launch(store: Store, keysets: KeySets, form: Mapping[str, Any],
         raise LaunchRefused("the launch does not say who you are (an anonymous launch): "
                             "the LMS must share the user's id with this tool")
     roles = role_names(claims.get(LTI + "roles"))
-    if not is_staff(roles) and not is_learner(roles):
-        raise LaunchRefused("your role in this LMS course is neither a learner's nor an "
-                            "instructor's, so this page has nothing for you")
+    if access(roles) is None:
+        raise LaunchRefused(refusal_for_roles(roles))
     context, link = _dict(claims.get(LTI + "context")), _dict(claims.get(LTI + "resource_link"))
     ags, nrps = _dict(claims.get(AGS)), _dict(claims.get(NRPS))
     lis = _dict(claims.get(LTI + "lis"))

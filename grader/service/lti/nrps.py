@@ -1,6 +1,8 @@
 """The roster from the LMS (Names and Role Provisioning Services): the course's learners
 added, their names and emails updated, those who left the LMS course marked; nobody is ever
-removed from the roster, so nobody's history is lost.
+removed from the roster, so nobody's history is lost. Only the bound LMS course's roster
+is read (:mod:`grader.service.lti.binding`): its members are linked to students by the
+rules of :mod:`grader.service.lti.people`, with the LMS's own user id, SIS id and email.
 
     result = sync_context(store, tool, context_id)
     result.describe()       # "12 members: 2 students added, 1 updated, 1 left"
@@ -12,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from grader.service.lti import binding
 from grader.service.lti.errors import PlatformError
 from grader.service.lti.launch import is_learner, is_staff, role_names
 from grader.service.lti.people import Person, match_student, place_student, record_member
@@ -87,6 +90,11 @@ def sync_context(store: Store, tool: Any, context: int) -> SyncResult:
     platform = platform_by_id(store, int(row["platform"]))
     assert platform is not None
     title = row["title"] or row["context_id"]
+    bound = binding.current(store)
+    if bound is None or not bound.same_as(int(row["platform"]), row["deployment_id"],
+                                          row["context_id"]):
+        raise PlatformError(f"{title}: not the LMS course this course is bound to, so its "
+                            "roster is not read (change the binding on the LTI page)")
     if not row["memberships_url"]:
         raise PlatformError(f"{title}: the LMS did not offer its roster service to this tool "
                             "(enable Names and Role Provisioning for the tool in the LMS)")
@@ -112,7 +120,8 @@ def sync_context(store: Store, tool: Any, context: int) -> SyncResult:
                                     (platform.id, person.sub)).fetchone()
                 known = match_student(db, platform.id, person)
                 if status == "active" or known is not None:   # nobody is added as gone
-                    student, was_added = place_student(db, store, platform.id, person)
+                    student, was_added = place_student(db, store, platform.id, person,
+                                                       "roster")
                     added += was_added
                     updated += bool(before is not None and (
                         (person.name and person.name != before["name"]) or
@@ -131,10 +140,16 @@ def sync_context(store: Store, tool: Any, context: int) -> SyncResult:
 
 
 def sync_all(store: Store, tool: Any) -> list[SyncResult | PlatformError]:
-    """Sync every LMS course that offers its roster: each one's result or its problem."""
+    """Sync the bound LMS course, when it offers its roster: its result or its problem
+    (nothing before the course is bound; another LMS course's roster is never read)."""
     outcomes: list[SyncResult | PlatformError] = []
+    bound = binding.current(store)
+    if bound is None:
+        return outcomes
     for row in store.database.query("SELECT id FROM lti_contexts WHERE memberships_url IS NOT "
-                                    "NULL ORDER BY id"):
+                                    "NULL AND platform = ? AND deployment_id = ? AND "
+                                    "context_id = ? ORDER BY id",
+                                    (bound.platform, bound.deployment_id, bound.context_id)):
         try:
             outcomes.append(sync_context(store, tool, int(row["id"])))
         except PlatformError as problem:

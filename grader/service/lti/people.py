@@ -1,12 +1,30 @@
 """Who an LMS's user is on the course's roster, and what a launch records.
 
-A learner is matched to the roster by the LMS's user id (a link made at an earlier launch
-or roster sync; else a roster id equal to the LMS's user id, its SIS id or Canvas's user
-id), else by email (one student with it), else added. A student is never linked to two users
-of one platform. An Instructor or TA is the instructor.
+An LMS user is (platform, sub): the platform row is the issuer and the client id, and a
+``sub`` means nothing on another platform (the same ``sub`` from two platforms is two
+people). A roster student is linked to one LMS user, once, and stays linked to them
+(``lti_users``: how and when each link was made; the instructor's LTI page shows each and
+can undo one). Links are made only for the course's bound LMS course
+(:mod:`grader.service.lti.binding`: its launches, its roster service), from what that LMS
+itself says of the person:
+
+1. the LMS user's own link, made before;
+2. else their LIS ``person_sourcedid`` (the SIS id the LMS holds) equal to a roster id;
+3. else their email, equal (in any case) to the email of exactly one student;
+
+and only to a student no LMS user is linked to yet. Never by a claim the launch's author can
+set (custom parameters such as Canvas's ``canvas_user_id``), never by a ``sub`` equal to a
+roster id (a ``sub`` is the LMS's opaque id: on another LMS anyone's can be anything). Nobody
+matching, the person is added as a new student: a second LMS user whose SIS id or email is a
+linked student's is added as a student of their own (the instructor sees both on the LTI
+page), never given the linked one's work.
+
+A context Instructor or an Administrator is the instructor; a TA signs in as a grader of
+their own (``lti_staff``: the grading pages, not the course's settings).
 
     with store.database.transaction() as db:
-        student, added = place_student(db, store, platform_id, Person("u-42", "Ada", ...))
+        student, added = place_student(db, store, platform_id, Person("u-42", "Ada", ...),
+                                       how="roster")
     admitted = admit(store, launch)           # the launch's records; who to sign in
 """
 
@@ -14,45 +32,48 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import sqlite3
 from dataclasses import dataclass
 
+from grader.service import auth
+from grader.service.lti import binding
 from grader.service.lti.errors import LaunchRefused
-from grader.service.lti.launch import Launch
+from grader.service.lti.launch import GRADER_ACCESS, INSTRUCTOR_ACCESS, Launch
 from grader.service.lti.platforms import add_frame_origin
-from grader.service.storage import INSTRUCTOR, Store
+from grader.service.storage import GRADER, INSTRUCTOR, Store
 from grader.service.times import utc_now
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
-CANVAS_USER_ID = "canvas_user_id"     # the custom parameter Dynamic Registration asks for
+# The custom parameter Dynamic Registration asks Canvas for. Whoever places the link in the
+# LMS writes custom parameters, so it never links anyone to a student.
+CANVAS_USER_ID = "canvas_user_id"
 _SAFE_ID = re.compile(r"[^A-Za-z0-9._@-]+")
 
 
 @dataclass(frozen=True)
 class Person:
-    """An LMS user as a launch or the roster service describes them."""
+    """An LMS user as a launch or the roster service describes them (the LMS's own data:
+    never a custom parameter)."""
 
     sub: str
     name: str = ""
     email: str = ""
     sourcedid: str = ""
-    lms_ids: tuple[str, ...] = ()     # other ids the LMS gave (Canvas's user id)
-
-    def candidate_ids(self) -> list[str]:
-        """Roster ids that would be this person's, most specific first."""
-        return [one for one in dict.fromkeys((self.sub, *self.lms_ids, self.sourcedid)) if one]
 
 
 @dataclass(frozen=True)
 class Admitted:
-    """Who a launch signs in: the instructor (``student`` None) or a student."""
+    """Who a launch signs in: the instructor, a grader (``grader_hash``: their token's hash)
+    or a student (``student``)."""
 
     student: str | None
     added: bool = False
+    grader_hash: str | None = None
 
     @property
     def home(self) -> str:
-        return "/instructor" if self.student is None else "/"
+        return "/" if self.student is not None else "/instructor"
 
 
 def linked_student(db: sqlite3.Connection, platform: int, sub: str) -> str | None:
@@ -61,33 +82,40 @@ def linked_student(db: sqlite3.Connection, platform: int, sub: str) -> str | Non
     return None if row is None else row["student"]
 
 
-def _free(db: sqlite3.Connection, platform: int, student: str, sub: str) -> bool:
-    """``student`` is not linked to another user of ``platform``."""
-    row = db.execute("SELECT sub FROM lti_users WHERE platform = ? AND student = ?",
-                     (platform, student)).fetchone()
-    return row is None or row["sub"] == sub
+def _free(db: sqlite3.Connection, student: str) -> bool:
+    """No LMS user, of any platform, is linked to ``student``: once linked, a student is
+    never taken over by another LMS user."""
+    return db.execute("SELECT 1 FROM lti_users WHERE student = ?",
+                      (student,)).fetchone() is None
 
 
-def match_student(db: sqlite3.Connection, platform: int, person: Person) -> str | None:
-    """The roster's student this person is, or None (see the module's order)."""
+def match(db: sqlite3.Connection, platform: int, person: Person) -> tuple[str, str] | None:
+    """The roster's student this person is and how they were found ("link", "SIS id",
+    "email"), or None (see the module's order)."""
     linked = linked_student(db, platform, person.sub)
     if linked is not None:
-        return linked
-    for candidate in person.candidate_ids():
-        row = db.execute("SELECT id FROM students WHERE id = ?", (candidate,)).fetchone()
-        if row is not None and _free(db, platform, row["id"], person.sub):
-            return str(row["id"])
+        return linked, "link"
+    if person.sourcedid:
+        row = db.execute("SELECT id FROM students WHERE id = ?", (person.sourcedid,)).fetchone()
+        if row is not None and _free(db, row["id"]):
+            return str(row["id"]), "SIS id"
     if person.email:
         rows = db.execute("SELECT id FROM students WHERE lower(email) = lower(?) AND "
                           "email != ''", (person.email,)).fetchall()
-        if len(rows) == 1 and _free(db, platform, rows[0]["id"], person.sub):
-            return str(rows[0]["id"])
+        if len(rows) == 1 and _free(db, rows[0]["id"]):
+            return str(rows[0]["id"]), "email"
     return None
+
+
+def match_student(db: sqlite3.Connection, platform: int, person: Person) -> str | None:
+    """The roster's student this person is, or None."""
+    found = match(db, platform, person)
+    return None if found is None else found[0]
 
 
 def _new_id(db: sqlite3.Connection, platform: int, person: Person) -> str:
     """An id for a student the roster lacks: their SIS id, else the LMS's, made unique."""
-    for candidate in (person.sourcedid, *person.lms_ids, person.sub):
+    for candidate in (person.sourcedid, person.sub):
         clean = _SAFE_ID.sub("-", candidate).strip("-")[:64]
         if clean and clean.casefold() != INSTRUCTOR and db.execute(
                 "SELECT 1 FROM students WHERE id = ?", (clean,)).fetchone() is None:
@@ -100,24 +128,75 @@ def _new_id(db: sqlite3.Connection, platform: int, person: Person) -> str:
     return base
 
 
-def place_student(db: sqlite3.Connection, store: Store, platform: int,
-                  person: Person) -> tuple[str, bool]:
+def place_student(db: sqlite3.Connection, store: Store, platform: int, person: Person,
+                  how: str = "launch") -> tuple[str, bool]:
     """The student ``person`` is (linked to them from now on; name and email updated when the
-    LMS gives them), added to the roster when nobody matches: (id, added). Call it inside
-    ``store.database.transaction()``."""
-    student = match_student(db, platform, person)
-    added = student is None
-    if student is None:
-        student = _new_id(db, platform, person)
+    LMS gives them), added to the roster when nobody matches: (id, added). ``how`` says where
+    it came from ("launch", "roster"), for the link's record. Call it inside
+    ``store.database.transaction()``, and only for the bound LMS course's platform."""
+    found = match(db, platform, person)
+    added = found is None
+    if found is None:
+        student, way = _new_id(db, platform, person), "added"
         store.upsert_students([(student, person.name, person.email)])
     else:
+        student, way = found
         old = db.execute("SELECT name, email FROM students WHERE id = ?", (student,)).fetchone()
         if old is not None and (person.name or person.email):
             store.upsert_students([(student, person.name or old["name"],
                                     person.email or old["email"])])
-    db.execute("INSERT OR IGNORE INTO lti_users (platform, sub, student, linked_at) "
-               "VALUES (?, ?, ?, ?)", (platform, person.sub, student, utc_now()))
+    if way != "link":
+        db.execute("INSERT INTO lti_users (platform, sub, student, linked_at, how) "
+                   "VALUES (?, ?, ?, ?, ?)", (platform, person.sub, student, utc_now(),
+                                              f"{how}: {way}"))
     return student, added
+
+
+def links(store: Store) -> list[dict[str, object]]:
+    """Every link of a student to an LMS user, for the instructor's page."""
+    return [dict(row) for row in store.database.query(
+        "SELECT u.platform, u.sub, u.student, u.linked_at, u.how, s.name, p.issuer, "
+        "p.client_id, p.name AS platform_name FROM lti_users u JOIN students s ON "
+        "s.id = u.student JOIN lti_platforms p ON p.id = u.platform "
+        "ORDER BY u.student, u.platform")]
+
+
+def unlink(store: Store, platform: int, sub: str, who: str) -> str | None:
+    """Undo the link of the LMS user (platform, sub): the student it named, or None when
+    there was none. The user's next launch (or sync) links them again by the rules above;
+    the change is kept in the course's change log."""
+    with store.database.transaction() as db:
+        row = db.execute("SELECT student, how, linked_at FROM lti_users WHERE platform = ? AND "
+                         "sub = ?", (platform, sub)).fetchone()
+        if row is None:
+            return None
+        db.execute("DELETE FROM lti_users WHERE platform = ? AND sub = ?", (platform, sub))
+        db.execute("UPDATE lti_members SET student = NULL WHERE sub = ? AND context IN "
+                   "(SELECT id FROM lti_contexts WHERE platform = ?)", (sub, platform))
+        db.execute("INSERT INTO changes (at, who, kind, subject, before, after) VALUES "
+                   "(?, ?, 'lti_link', ?, ?, NULL)",
+                   (utc_now(), who, row["student"],
+                    json.dumps({"platform": platform, "sub": sub, "how": row["how"],
+                                "linked_at": row["linked_at"]})))
+        return str(row["student"])
+
+
+def _grader(db: sqlite3.Connection, launch: Launch) -> str:
+    """The token hash of the TA the launch names (made at their first launch)."""
+    row = db.execute("SELECT token_hash FROM lti_staff WHERE platform = ? AND sub = ?",
+                     (launch.platform.id, launch.sub)).fetchone()
+    moment = utc_now()
+    if row is not None:
+        db.execute("UPDATE lti_staff SET name = ?, seen_at = ? WHERE platform = ? AND sub = ?",
+                   (launch.name, moment, launch.platform.id, launch.sub))
+        return str(row["token_hash"])
+    # a random token nobody holds: the session keeps its hash, as it keeps a link's
+    token_hash = auth.hash_token(secrets.token_urlsafe(32))
+    db.execute("INSERT INTO lti_staff (platform, sub, role, name, token_hash, added_at, "
+               "seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+               (launch.platform.id, launch.sub, GRADER, launch.name, token_hash, moment,
+                moment))
+    return token_hash
 
 
 def record_context(db: sqlite3.Connection, launch: Launch) -> int:
@@ -157,31 +236,35 @@ def record_member(db: sqlite3.Connection, context: int, sub: str, student: str |
 
 
 def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
-    """Record a validated launch (its login used, once; the student matched or added; the
-    course, its line item, the membership) and say who it signs in. LaunchRefused, with
-    nothing stored, for a replayed launch or a student whose link is revoked."""
+    """Record a validated launch (its login used, once; the course bound by a first
+    instructor launch; the student matched or added; the course, its line item, the
+    membership) and say who it signs in. LaunchRefused, with nothing stored, for a replayed
+    launch, a launch from another LMS course than the bound one (or a learner's before any
+    binding), or a student whose link is revoked."""
     with store.database.transaction() as db:
         used = db.execute("UPDATE lti_logins SET used_at = ? WHERE state_hash = ? AND "
                           "used_at IS NULL", (utc_now(), launch.state_hash)).rowcount
         if used != 1:
             raise LaunchRefused("this launch was used already (a launch signs in once): open "
                                 "the assignment in the LMS again")
+        binding.check(store, launch)
         student: str | None = None
         added = False
-        if not launch.is_staff:
-            person = Person(launch.sub, launch.name, launch.email, launch.sourcedid,
-                            tuple(v for k, v in launch.custom.items()
-                                  if k == CANVAS_USER_ID and v and not v.startswith("$")))
+        grader_hash = None
+        if launch.access == GRADER_ACCESS:
+            grader_hash = _grader(db, launch)
+        elif launch.access != INSTRUCTOR_ACCESS:
+            person = Person(launch.sub, launch.name, launch.email, launch.sourcedid)
             matched = match_student(db, launch.platform.id, person)
             if matched is not None and _revoked(db, matched):
                 raise LaunchRefused(f"your access to this course's page ({matched}) was "
                                     "revoked by the instructor: ask them to restore it")
-            student, added = place_student(db, store, launch.platform.id, person)
+            student, added = place_student(db, store, launch.platform.id, person, "launch")
         context = record_context(db, launch)
         record_member(db, context, launch.sub, student, launch.roles)
     if origin and origin != "null":
         add_frame_origin(store, launch.platform.id, origin)
-    return Admitted(student, added)
+    return Admitted(student, added, grader_hash)
 
 
 def _revoked(db: sqlite3.Connection, student: str) -> bool:
@@ -191,6 +274,8 @@ def _revoked(db: sqlite3.Connection, student: str) -> bool:
 
 def token_hash_of(store: Store, admitted: Admitted) -> str:
     """The token hash a session for ``admitted`` keeps (the same as their link's)."""
+    if admitted.grader_hash is not None:
+        return admitted.grader_hash
     if admitted.student is None:
         found = store.get_setting("instructor_token_hash")
         if found is None:

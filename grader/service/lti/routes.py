@@ -8,7 +8,8 @@ tab, Dynamic Registration, and the instructor's LTI page.
     GET       /lti/register/CODE           Dynamic Registration (from the LMS)
     GET       /lti/close.js                tells the LMS the registration window may close
     GET       /instructor/lti              platforms, the tool's URLs, roster, grades outbox
-    POST      /instructor/lti/ACTION       sync, resend, choice, deployment, new-code
+    POST      /instructor/lti/ACTION       sync, resend, choice, deployment, new-code,
+                                           bind, unbind, unlink
 """
 
 from __future__ import annotations
@@ -25,10 +26,10 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.service import auth, sessions
-from grader.service.lti import ags, embedding, nrps, outbox, platforms, registration
+from grader.service.lti import ags, binding, embedding, nrps, outbox, platforms, registration
 from grader.service.lti.errors import CookiesBlocked, LaunchRefused, LtiError, RegistrationError
-from grader.service.lti.launch import digest, start_login, validate_launch
-from grader.service.lti.people import Admitted, admit, token_hash_of
+from grader.service.lti.launch import INSTRUCTOR_ACCESS, digest, start_login, validate_launch
+from grader.service.lti.people import Admitted, admit, links, token_hash_of, unlink
 from grader.service.lti.tool import Tool
 from grader.service.pages import render
 from grader.service.storage import INSTRUCTOR
@@ -146,11 +147,12 @@ async def launch(request: Request) -> Response:
     session = await run_in_threadpool(state.sessions.start, token_hash)
     code = await run_in_threadpool(_handoff, state.store, token_hash, admitted.home)
     log.info("LTI launch from %s: %s", found.platform.label,
-             "the instructor" if admitted.student is None else
-             f"{admitted.student}{' (added to the roster)' if admitted.added else ''}")
+             f"{admitted.student}{' (added to the roster)' if admitted.added else ''}"
+             if admitted.student is not None else
+             "a TA" if admitted.grader_hash is not None else "the instructor")
     response = RedirectResponse(f"/lti/enter/{code}", status_code=303,
                                 background=BackgroundTask(_after_launch, tool, admitted,
-                                                          found.is_staff))
+                                                          found.access == INSTRUCTOR_ACCESS))
     embedding.set_frame_cookie(response, auth.SESSION_COOKIE, session.id,
                                secure=_secure(request), max_age=auth.SESSION_MAX_AGE)
     return response
@@ -244,6 +246,7 @@ def page_context(request: Request) -> dict[str, Any]:
         "left": [dict(row) for row in store.database.query(
             "SELECT DISTINCT m.student, m.left_at, s.name FROM lti_members m JOIN students s ON "
             "s.id = m.student WHERE m.status = 'left' ORDER BY m.student")],
+        "binding": binding.current(store), "links": links(store),
         "counts": outbox.counts(store), "waiting": outbox.rows(store),
         "choice": ags.grade_choice(store), "outcomes": [], "problem": None}
 
@@ -290,12 +293,53 @@ async def instructor_action(request: Request) -> Response:
     elif action == "new-code":
         await run_in_threadpool(registration.registration_code, store, True)
         outcomes = ["a new registration URL: the old one no longer registers anything"]
+    elif action == "bind":
+        problem = await run_in_threadpool(_bind, store, form)
+        outcomes = [] if problem else ["the course is bound to that LMS course: launches "
+                                       "from any other are refused"]
+    elif action == "unbind":
+        await run_in_threadpool(binding.unbind, store)
+        outcomes = ["the course is bound to no LMS course: the next instructor launch binds "
+                    "it (learners are refused until then)"]
+    elif action == "unlink":
+        number, sub = str(form.get("platform") or ""), str(form.get("sub") or "")
+        student = await run_in_threadpool(unlink, store, int(number), sub, INSTRUCTOR) \
+            if number.isdigit() else None
+        if student is None:
+            problem = "there is no such link (undone already?)"
+        else:
+            log.info("the instructor undid the link of %s to LMS user %s", student, sub)
+            outcomes = [f"{student} is no longer linked to LMS user {sub}: that user's next "
+                        "launch links them again by SIS id or email, or adds them"]
     else:
         return render(request, "error.html", {"status": 404, "message": "there is no such page",
                                               "error_id": None}, 404)
     context = await run_in_threadpool(page_context, request)
     context.update(outcomes=outcomes, problem=problem)
     return render(request, "lti_instructor.html", context, 400 if problem else 200)
+
+
+def _bind(store: Any, form: Any) -> str | None:
+    """The bind form: a recorded LMS course (``context``, a row of lti_contexts) or one
+    given by platform, deployment id and context id. Its problem, or None."""
+    number = str(form.get("context") or "")
+    if number.isdigit():
+        row = store.database.one("SELECT * FROM lti_contexts WHERE id = ?", (int(number),))
+        if row is None:
+            return "choose an LMS course of the list"
+        chosen = binding.Binding(int(row["platform"]), row["deployment_id"], row["context_id"],
+                                 row["title"])
+    else:
+        platform = str(form.get("platform") or "")
+        if not platform.isdigit():
+            return "choose a platform"
+        chosen = binding.Binding(int(platform), str(form.get("deployment") or ""),
+                                 str(form.get("context_id") or ""))
+    try:
+        binding.bind(store, chosen, who=INSTRUCTOR)
+    except ValueError as problem:
+        return str(problem)
+    return None
 
 
 def _add_deployment(store: Any, form: Any) -> str | None:
