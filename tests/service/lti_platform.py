@@ -484,7 +484,8 @@ class LtiPlatform:
 
     @property
     def openid_configuration_url(self) -> str:
-        return self._profile_url("openid_configuration_url") or self.url + "/.well-known/openid-configuration"
+        return self._profile_url("openid_configuration_url") or \
+            self.url + "/.well-known/openid-configuration"
 
     @property
     def registration_url(self) -> str:
