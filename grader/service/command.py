@@ -105,6 +105,10 @@ def register(commands: argparse._SubParsersAction,
                         help="store an LMS (an LTI 1.3 platform: issuer, client_id, "
                              "deployment_ids, auth_login_url, auth_token_url, key_set_url), "
                              "print the tool's URLs to paste into the LMS, and exit")
+    parser.add_argument("--lti-allow-private", action="store_true",
+                        help="let LTI Dynamic Registration call an LMS on a private, "
+                             "loopback or link-local address (refused by default): for tests "
+                             "and LMSs on a campus network")
     parser.add_argument("--renew-instructor", action="store_true",
                         help="make a new instructor link (the old one and its sessions stop "
                              "working), print it and exit")
@@ -340,7 +344,7 @@ def serve_command(args: argparse.Namespace) -> int:
         queue=QueueOptions(grading, args.jobs, args.scheduler, args.timeout or None),
         per_hour=int(settings["per_hour"]), max_size=int(settings["max_size"]),
         deadlines=deadlines, late_policy=LatePolicy.parse(settings["late_penalty"]),
-        timezone=settings["timezone"])
+        timezone=settings["timezone"], lti_allow_private=args.lti_allow_private)
     _configure_logging(args.quiet)
     try:
         application = web.create_app(service, store)

@@ -28,6 +28,7 @@ class ServiceSettings:
     deadlines: Deadlines = field(default_factory=Deadlines)    # the course's (students
     late_policy: LatePolicy = field(default_factory=LatePolicy)  # may have their own)
     timezone: str = ""                  # the course's time zone for people ("": the server's)
+    lti_allow_private: bool = False     # LTI registration may call private addresses
 
     @property
     def visibility(self) -> str:

@@ -37,6 +37,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import urlencode, urljoin
 
@@ -95,6 +96,25 @@ MEDIA_MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"
 
 ACTIVITY_PROGRESS = {"Initialized", "Started", "InProgress", "Submitted", "Completed"}
 GRADING_PROGRESS = {"FullyGraded", "Pending", "PendingManual", "Failed", "NotReady"}
+
+DEFAULT_DEPLOYMENTS = ("1:deployment-ttt", "2:deployment-other")
+# The LMSs the platform can play besides its own default shapes (tests/service/fixtures/).
+PROFILES = ("default", "canvas", "moodle")
+FIXTURES = Path(__file__).parent / "fixtures"
+CANVAS_SUBMISSION = "https://canvas.instructure.com/lti/submission"
+
+
+def load_fixture(profile: str, name: str) -> dict[str, Any]:
+    """tests/service/fixtures/PROFILE/NAME.json, without its ``_source`` (which names the
+    Canvas or Moodle file it was transcribed from).
+
+    >>> load_fixture("canvas", "openid_configuration")["issuer"]
+    'https://canvas.instructure.com'
+    """
+    data = json.loads((FIXTURES / profile / f"{name}.json").read_text(encoding="utf-8"))
+    data.pop("_source", None)
+    return data
+
 
 # What ``launch_url(..., tamper=...)`` can do to the id_token (the tool must refuse each).
 TAMPERS = ("payload", "signature", "expired", "future", "wrong_aud", "wrong_iss", "unknown_kid",
@@ -372,11 +392,29 @@ class LtiPlatform:
     def __init__(self, users: list[User] | None = None, *, context_id: str = "course-ttt-101",
                  context_title: str = "Tic-Tac-Toe Minimax", context_label: str = "TTT101",
                  resource_link_id: str = "rl-minimax-handin",
-                 deployment_ids: tuple[str, ...] = ("1:deployment-ttt", "2:deployment-other"),
-                 token_lifetime: int = 3600, url_host: str = "127.0.0.1") -> None:
+                 deployment_ids: tuple[str, ...] = DEFAULT_DEPLOYMENTS,
+                 token_lifetime: int = 3600, url_host: str = "127.0.0.1",
+                 profile: str = "default", canvas_deployment: bool = True,
+                 canvas_attempts: int | None = None) -> None:
         """``url_host`` is the host name in the platform's URLs (it always listens on
         127.0.0.1): "localhost" makes it another site than a tool at 127.0.0.1, as a real LMS
-        is, so that a browser applies SameSite to the tool's cookies as in production."""
+        is, so that a browser applies SameSite to the tool's cookies as in production.
+
+        ``profile`` "canvas" or "moodle" plays that LMS from tests/service/fixtures/ (see
+        :class:`Profile`): its URLs, openid-configuration, registration reply, launch roles
+        and claims, NRPS paging and score answers. ``canvas_deployment`` False: Canvas's
+        registration reply has no deployment_id (the tool is not installed yet);
+        ``canvas_attempts``: the assignment allows that many attempts (a score that is a new
+        submission after them is answered 422, as Canvas does)."""
+        if profile not in PROFILES:
+            raise ValueError(f"profile is one of {PROFILES}, not {profile!r}")
+        self.profile = profile
+        if profile != "default" and tuple(deployment_ids) == DEFAULT_DEPLOYMENTS:
+            shape = load_fixture(profile, "launch_claims")["deployment_id_shape"]
+            deployment_ids = (shape, shape + "0")
+        self.canvas_deployment = canvas_deployment
+        self.canvas_attempts = canvas_attempts
+        self.attempts: dict[tuple[str, str], int] = {}   # (line item, userId): submissions
         self.client_id = "ttt-client-" + secrets.token_hex(4)
         self.deployment_ids = list(deployment_ids)
         self.users = {user.key: user for user in (users or default_users())}
@@ -408,6 +446,10 @@ class LtiPlatform:
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._socket.bind(("127.0.0.1", 0))   # the URL is known before the server runs
         self.url = f"http://{url_host}:{self._socket.getsockname()[1]}"
+        # Canvas serves its services and registration on the school's domain, another host
+        # than its issuer's: here "localhost", the same server under another name.
+        self.school_url = (f"http://localhost:{self._socket.getsockname()[1]}"
+                           if profile == "canvas" else self.url)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self.add_line_item("Minimax hand-in", 100, resource_link_id=resource_link_id,
@@ -430,31 +472,34 @@ class LtiPlatform:
 
     @property
     def auth_login_url(self) -> str:
-        return self.url + "/auth"
+        return self._profile_url("auth_login_url") or self.url + "/auth"
 
     @property
     def auth_token_url(self) -> str:
-        return self.url + "/token"
+        return self._profile_url("auth_token_url") or self.url + "/token"
 
     @property
     def key_set_url(self) -> str:
-        return self.url + "/jwks"
+        return self._profile_url("key_set_url") or self.url + "/jwks"
 
     @property
     def openid_configuration_url(self) -> str:
-        return self.url + "/.well-known/openid-configuration"
+        return self._profile_url("openid_configuration_url") or \
+            self.url + "/.well-known/openid-configuration"
 
     @property
     def registration_url(self) -> str:
-        return self.url + "/register"
+        return self._profile_url("registration_url") or self.url + "/register"
 
     @property
     def memberships_url(self) -> str:
-        return f"{self.url}/api/courses/{self.context_id}/memberships"
+        return self._profile_url("context_memberships_url") or \
+            f"{self.url}/api/courses/{self.context_id}/memberships"
 
     @property
     def lineitems_url(self) -> str:
-        return f"{self.url}/api/courses/{self.context_id}/line_items"
+        return self._profile_url("lineitems") or \
+            f"{self.url}/api/courses/{self.context_id}/line_items"
 
     @property
     def lineitem_url(self) -> str:
@@ -699,7 +744,7 @@ class LtiPlatform:
     def add_line_item(self, label: str, score_maximum: float, **fields: Any) -> dict[str, Any]:
         """A line item of the course (camelCase AGS fields from snake_case keywords)."""
         self._line_item_counter += 1
-        item = {"id": f"{self.lineitems_url}/{self._line_item_counter}", "label": label,
+        item = {"id": self._line_item_id(self._line_item_counter), "label": label,
                 "scoreMaximum": score_maximum}
         for name, value in fields.items():
             item[re.sub(r"_(\w)", lambda m: m.group(1).upper(), name)] = value
@@ -751,6 +796,7 @@ class LtiPlatform:
             extra[CLAIM + "lis"] = {"person_sourcedid": user.sourcedid,
                                     "course_offering_sourcedid": self.context_id}
         message.set_extra_claims(extra)
+        message.set_extra_claims(self._profile_claims(launch))
         message.set_extra_claims(launch.extra_claims)
         token = message.generate_launch_request()["id_token"]
         claims = jwt.decode(token, options={"verify_signature": False})
@@ -816,11 +862,14 @@ class LtiPlatform:
                   methods=["POST"]),
             Route("/api/courses/{context}/line_items/{item}/results", self._results),
             Route("/courses/{context}", self._course_page),
+            *self._profile_routes(),
         ]
         return Starlette(routes=routes)
 
     async def _openid_configuration(self, request: Request) -> Response:
         self.openid_configuration_fetches += 1
+        if self.profile != "default":
+            return JSONResponse(self._profile_fixture("openid_configuration"))
         return JSONResponse({
             "issuer": self.issuer,
             "authorization_endpoint": self.auth_login_url,
@@ -864,6 +913,8 @@ class LtiPlatform:
         self._registration_tokens.discard(token)   # one registration per token
         self.tool = tool
         self.registrations.append(tool)
+        if self.profile != "default":
+            return JSONResponse(self._profile_registration_reply(sent, tool))
         answer = dict(sent)
         answer["client_id"] = tool.client_id
         answer[TOOL_CONFIGURATION] = dict(sent[TOOL_CONFIGURATION],
@@ -1082,7 +1133,9 @@ class LtiPlatform:
             members = [member for member in members if uri in member["roles"]]
         headers = {}
         limit = int(request.query_params.get("limit", "0") or 0)
-        if limit > 0:
+        if self.profile != "default":
+            members, headers = self._profile_page(request, members)
+        elif limit > 0:
             page = int(request.query_params.get("page", "1"))
             start = (page - 1) * limit
             if start + limit < len(members):
@@ -1187,6 +1240,9 @@ class LtiPlatform:
         known = {user.user_id for user in self.users.values()}
         need(score["userId"] in known, 422, f"user {score['userId']!r} is not in the course")
         key = (record.line_item_id, score["userId"])
+        refused = self._profile_attempt(key, score)
+        if refused is not None:
+            return refused
         previous = self.results.get(key)
         if previous is not None:
             # Equal timestamps are taken (a retried POST); only an older score is refused.
@@ -1216,6 +1272,156 @@ class LtiPlatform:
     async def _course_page(self, request: Request) -> Response:
         """Where launch_presentation's return_url leads."""
         return HTMLResponse(f"<h1>{html.escape(self.context_title)}</h1>")
+
+    # -- Profiles: Canvas and Moodle as their sources say (tests/service/fixtures/) -------
+
+    # Where each LMS's openid-configuration lives (Canvas: the openid_configuration_url
+    # route of dynamic_registration_controller.rb; Moodle: mod/lti/openid-configuration.php).
+    _OPENID_PATHS = {"canvas": "https://canvas.instructure.com/api/lti/security/"
+                               "openid-configuration",
+                     "moodle": "https://moodle.example.edu/mod/lti/openid-configuration.php"}
+    _CONFIG_KEYS = {"auth_login_url": "authorization_endpoint",
+                    "auth_token_url": "token_endpoint", "key_set_url": "jwks_uri",
+                    "registration_url": "registration_endpoint"}
+
+    def _map(self, text: str, **values: Any) -> str:
+        """A fixture's text on this platform: the LMS's hosts made this server's (Canvas's
+        school domain its "localhost" name), the placeholders filled in."""
+        for real, here in (("https://canvas.instructure.com", self.url),
+                           ("https://sso.canvaslms.com", self.url),
+                           ("https://school.instructure.com", self.school_url),
+                           ("https://moodle.example.edu", self.url)):
+            text = text.replace(real, here)
+        filled = {"context_id": self.context_id, "deployment_id": self.deployment_ids[0],
+                  "client_id": self.client_id, **values}
+        for name, value in filled.items():
+            text = text.replace("{" + name + "}", str(value))
+        return text
+
+    def _profile_fixture(self, name: str, **values: Any) -> Any:
+        return json.loads(self._map(json.dumps(load_fixture(self.profile, name)), **values))
+
+    def _profile_url(self, name: str) -> str | None:
+        """The profile's URL ``name`` (None: the default platform's)."""
+        if self.profile == "default":
+            return None
+        if name == "openid_configuration_url":
+            return self._map(self._OPENID_PATHS[self.profile])
+        if name in self._CONFIG_KEYS:
+            return str(self._profile_fixture("openid_configuration")[self._CONFIG_KEYS[name]])
+        return str(self._profile_fixture("launch_claims")["services"][name])
+
+    def _line_item_id(self, number: int) -> str:
+        if self.profile == "default":
+            return f"{self.lineitems_url}/{number}"
+        return str(self._profile_fixture("launch_claims", item=number)["services"]["lineitem"])
+
+    def _profile_routes(self) -> list[Route]:
+        """The paths Canvas and Moodle serve the same things on (any profile answers all)."""
+        canvas, moodle = "/api/lti/courses/{context}", "/mod/lti/services.php/{context}"
+        return [
+            Route("/api/lti/security/openid-configuration", self._openid_configuration),
+            Route("/api/lti/registrations", self._register, methods=["POST"]),
+            Route("/api/lti/authorize_redirect", self._auth, methods=["GET", "POST"]),
+            Route("/login/oauth2/token", self._token, methods=["POST"]),
+            Route("/api/lti/security/jwks", self._jwks),
+            Route(canvas + "/names_and_roles", self._memberships),
+            Route(canvas + "/line_items", self._lineitems, methods=["GET", "POST"]),
+            Route(canvas + "/line_items/{item}", self._lineitem, methods=["GET", "PUT", "DELETE"]),
+            Route(canvas + "/line_items/{item}/scores", self._scores, methods=["POST"]),
+            Route("/mod/lti/openid-configuration.php", self._openid_configuration),
+            Route("/mod/lti/openid-registration.php", self._register, methods=["POST"]),
+            Route("/mod/lti/auth.php", self._auth, methods=["GET", "POST"]),
+            Route("/mod/lti/token.php", self._token, methods=["POST"]),
+            Route("/mod/lti/certs.php", self._jwks),
+            Route("/mod/lti/services.php/CourseSection/{context}/bindings/{binding}/memberships",
+                  self._memberships),
+            Route(moodle + "/lineitems", self._lineitems, methods=["GET", "POST"]),
+            Route(moodle + "/lineitems/{item}/lineitem", self._lineitem,
+                  methods=["GET", "PUT", "DELETE"]),
+            Route(moodle + "/lineitems/{item}/lineitem/scores", self._scores, methods=["POST"]),
+        ]
+
+    def _profile_registration_reply(self, sent: dict[str, Any],
+                                    tool: ToolRegistration) -> dict[str, Any]:
+        """The registration endpoint's answer as Canvas or Moodle writes it."""
+        reply = self._profile_fixture("registration_reply", deployment_id=tool.deployment_id)
+        config = dict(sent.get(TOOL_CONFIGURATION) or {})
+        if self.profile == "canvas":
+            answer = {key: value for key, value in sent.items() if key != TOOL_CONFIGURATION}
+            answer.update(client_id=reply["client_id"],
+                          scope=" ".join(tool.scopes + ["openid"]),
+                          registration_client_uri=reply["registration_client_uri"])
+            answer[TOOL_CONFIGURATION] = {**config, **reply["tool_configuration_extensions"]}
+            if self.canvas_deployment:
+                answer["deployment_id"] = reply["deployment_id"]
+            return answer
+        moodle = reply[TOOL_CONFIGURATION]
+        answer = {key: value for key, value in reply.items() if key != TOOL_CONFIGURATION}
+        answer.update(jwks_uri=sent["jwks_uri"], initiate_login_uri=sent["initiate_login_uri"],
+                      redirect_uris=sent["redirect_uris"], client_name=sent["client_name"],
+                      logo_uri="", scope=" ".join(tool.scopes))
+        answer[TOOL_CONFIGURATION] = {
+            "deployment_id": moodle["deployment_id"],
+            "target_link_uri": config.get("target_link_uri"), "domain": config.get("domain"),
+            "description": "", "claims": moodle["claims"]}
+        return answer
+
+    page_size: int | None = None     # pages of this many members (None: the LMS's default)
+
+    def _profile_page(self, request: Request,
+                      members: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict[str, str]]:
+        """One page of ``members`` and its Link header, as Canvas (page, per_page: 50 at
+        most) or Moodle (limit, from) pages them."""
+        page = self._profile_fixture("memberships_page")
+        base = self.memberships_url
+        if self.profile == "canvas":
+            size = min(int(request.query_params.get("per_page", 0) or self.page_size or 50), 50)
+            number = int(request.query_params.get("page", 1) or 1)
+            last = max(1, -(-len(members) // size))
+            template = page["link_header"] if number < last else page["last_page_link_header"]
+            link = (template.replace("{url}", base).replace("{page}", str(number))
+                    .replace("{next}", str(number + 1)).replace("{last}", str(last))
+                    .replace("{per_page}", str(size)))
+            return members[(number - 1) * size:number * size], {"Link": link}
+        limit = int(request.query_params.get("limit", 0) or self.page_size or 0)
+        start = int(request.query_params.get("from", 0) or 0)
+        if limit <= 0:
+            return members, {}
+        headers = {}
+        if start + limit < len(members):
+            headers["Link"] = (page["link_header"].replace("{url}", base)
+                               .replace("{limit}", str(limit))
+                               .replace("{from}", str(start + limit)))
+        return members[start:start + limit], headers
+
+    def _profile_claims(self, launch: Launch) -> dict[str, Any]:
+        """The claims Canvas or Moodle adds to (or writes otherwise in) a launch."""
+        if self.profile == "default":
+            return {}
+        fixture = self._profile_fixture("launch_claims", user_id=launch.user.user_id)
+        claims = dict(fixture["claims"])
+        if launch.custom or CLAIM + "custom" in claims:
+            claims[CLAIM + "custom"] = {**claims.get(CLAIM + "custom", {}), **launch.custom}
+        if self.profile == "moodle":     # Moodle sends the context roles alone
+            claims[CLAIM + "roles"] = list(launch.roles)
+        return claims
+
+    def _profile_attempt(self, key: tuple[str, str], score: dict[str, Any]) -> Response | None:
+        """Canvas: a score that is a new submission (no extension, or new_submission true)
+        is a new attempt; past ``canvas_attempts`` it is answered 422 as Canvas does."""
+        if self.profile != "canvas":
+            return None
+        extension = score.get(CANVAS_SUBMISSION)
+        new = not isinstance(extension, dict) or extension.get("new_submission", True) is not False
+        if not new:
+            return None
+        used = self.attempts.get(key, 0)
+        if self.canvas_attempts is not None and used >= self.canvas_attempts:
+            refused = load_fixture("canvas", "score_replies")["attempts_exhausted"]
+            return JSONResponse(refused["body"], status_code=refused["status"])
+        self.attempts[key] = used + 1
+        return None
 
 
 def _bearer(request: Request) -> str | None:

@@ -48,7 +48,9 @@ class ToolServer:
     uvicorn on a free port of 127.0.0.1, without its lifespan (no grading threads, no
     sender: each test starts the sender when it wants one)."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, allow_private: bool = True) -> None:
+        """``allow_private``: serve --lti-allow-private (the test platforms are on
+        127.0.0.1, which Dynamic Registration refuses without it)."""
         self.data = data
         self.store: Store = open_store(data)
         self.store.ensure_instructor()
@@ -57,7 +59,8 @@ class ToolServer:
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        self.app = create_app(ServiceSettings(data=data, base_url=self.url), self.store)
+        self.app = create_app(ServiceSettings(data=data, base_url=self.url,
+                                              lti_allow_private=allow_private), self.store)
         self.server = uvicorn.Server(uvicorn.Config(self.app, lifespan="off",
                                                     log_level="warning", access_log=False))
         self.thread = threading.Thread(target=self.server.run,

@@ -57,7 +57,9 @@ def start_sender(app: Any) -> Sender:
         sender = lti.start_sender(app)       # app.state.lti is the Tool, .lti_sender this
     """
     state = app.state
-    tool = getattr(state, "lti", None) or Tool.open(state.store, state.settings.data)
+    tool = getattr(state, "lti", None) or Tool.open(
+        state.store, state.settings.data,
+        allow_private=getattr(state.settings, "lti_allow_private", False))
     settings = state.settings
     course = Course(settings.deadlines, settings.late_policy, settings.base_url)
     sender = Sender(tool, course)
@@ -86,7 +88,8 @@ def register_platform_file(store: Store, data: Path, path: Path, base_url: str) 
 
         print(lti.register_platform_file(store, Path("course"), Path("moodle.json"), url))
     """
-    platform = add_platform(store, read_platform_file(path), who="command line")
+    platform = add_platform(store, read_platform_file(path), who="command line",
+                            may_change_urls=True)
     ToolKey.load(data)                    # the key set URL serves it from the first start
     urls = tool_urls(base_url)
     return (f"LTI platform stored: {platform.label}, deployments "

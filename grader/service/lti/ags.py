@@ -28,6 +28,11 @@ from grader.service.storage import Store, Student
 from grader.service.times import parse_time
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
+# Canvas's extension of a score (canvas-lms app/controllers/lti/ims/scores_controller.rb):
+# without it, or with new_submission true (its default), every score is a new submission,
+# a new attempt (422 once the assignment's attempts are used up); false grades the attempt
+# there is. Other platforms ignore the key (Moodle's scores.php reads the fields it knows).
+CANVAS_SUBMISSION = "https://canvas.instructure.com/lti/submission"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
 CHOICE_SETTING = "lti_grade_choice"
 MAX_COMMENT = 1000
@@ -106,17 +111,23 @@ def grade_of(store: Store, student: str, course: Course) -> Grade | None:
                  submission.received_at, _comment(chosen, choice, course.base_url))
 
 
-def score_payload(grade: Grade, user_id: str, timestamp: str) -> dict[str, Any]:
-    """The AGS score body for ``grade`` of the LMS user ``user_id``.
+def score_payload(grade: Grade, user_id: str, timestamp: str,
+                  new_submission: bool = True) -> dict[str, Any]:
+    """The AGS score body for ``grade`` of the LMS user ``user_id``; ``new_submission``:
+    the hand-in was never sent to this line item before (for Canvas, a new attempt; a
+    regrade, an adjustment or a changed penalty of the same hand-in updates its attempt).
 
     >>> grade = Grade(3, 1, 80.0, 100.0, "2026-01-05T10:00:00.000000Z", "Hand-in 1")
-    >>> score_payload(grade, "u7", "2026-01-05T10:01:00.000000Z")["scoreGiven"]
-    80.0
+    >>> body = score_payload(grade, "u7", "2026-01-05T10:01:00.000000Z", new_submission=False)
+    >>> body["scoreGiven"], body[CANVAS_SUBMISSION]["new_submission"]
+    (80.0, False)
     """
     return {"userId": user_id, "scoreGiven": grade.score, "scoreMaximum": grade.maximum,
             "comment": grade.comment, "timestamp": timestamp,
             "activityProgress": "Completed", "gradingProgress": "FullyGraded",
-            "submission": {"submittedAt": grade.submitted_at}}
+            "submission": {"submittedAt": grade.submitted_at},
+            CANVAS_SUBMISSION: {"new_submission": new_submission,
+                                "submitted_at": grade.submitted_at}}
 
 
 def scores_url(lineitem: str) -> str:
@@ -129,11 +140,37 @@ def scores_url(lineitem: str) -> str:
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/scores"))
 
 
+class ScoreRefused(PlatformError):
+    """The platform answered that it will never take this score as it is (Canvas's 422: the
+    assignment's attempts are used up, or the user is not a student there): trying again
+    cannot help, so the outbox marks it failed at once, with the platform's words."""
+
+    retry = False
+
+
+def _reason(answer: Any) -> str:
+    """The platform's own words for a refusal: Canvas's {"errors": {"message": ...}} or
+    {"errors": [{"message": ...}]}, else the start of the body."""
+    try:
+        errors = answer.json().get("errors")
+        found = errors if isinstance(errors, list) else [errors]
+        words = "; ".join(str(one.get("message")) for one in found
+                          if isinstance(one, dict) and one.get("message"))
+    except (ValueError, AttributeError):
+        words = ""
+    return (words or answer.text)[:200]
+
+
 def send_score(tool: Any, platform: Any, lineitem: str, payload: dict[str, Any]) -> None:
-    """POST ``payload`` to the line item's scores; PlatformError when it is not taken."""
+    """POST ``payload`` to the line item's scores; PlatformError when it is not taken
+    (ScoreRefused when the platform said it never will: 422)."""
     answer = tool.tokens.call(platform, [SCORE_SCOPE], "the grade service", "POST",
                               scores_url(lineitem), json=payload,
                               headers={"content-type": SCORE_TYPE})
+    if answer.status_code == 422:
+        raise ScoreRefused(f"{platform.label} will not take this score (422: "
+                           f"{_reason(answer)}). If the assignment limits attempts in the "
+                           "LMS, raise the limit there, then resend", 422)
     if not 200 <= answer.status_code < 300:
         raise PlatformError(f"{platform.label} refused the score ({answer.status_code}: "
-                            f"{answer.text[:200]})", answer.status_code)
+                            f"{_reason(answer)})", answer.status_code)

@@ -9,8 +9,12 @@ browser id) and a ``nonce``; the launch is refused unless its id_token is signed
 the platform's key set, says the platform's issuer, the tool's client id as audience (and as
 azp), is neither expired nor issued in the future (``LEEWAY`` seconds of clock skew), carries
 the login's nonce, names a registered deployment, and is a resource link launch of LTI
-1.3.0. Validation only reads: the login is marked used when the launch is stored
-(:func:`grader.service.lti.people.admit`), once.
+1.3.0. Validation only reads (but for one write: a platform registered by Dynamic
+Registration without a deployment, as Canvas does until the tool is installed, gets the
+deployment of its first launch that passed every check): the login is marked used when the
+launch is stored (:func:`grader.service.lti.people.admit`), once. The roster and grade
+service URLs a launch names are kept only when on the platform's hosts
+(:func:`grader.service.lti.platforms.service_hosts`); others are dropped, never called.
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from joserfc.jws import extract_compact
 
 from grader.service.lti.errors import CookiesBlocked, LaunchRefused
 from grader.service.lti.keysets import KeySets
-from grader.service.lti.platforms import Platform, find_platform, platform_by_id
+from grader.service.lti.platforms import (Platform, find_platform, on_platform_hosts,
+                                          platform_by_id, record_first_deployment)
 from grader.service.storage import Store
 from grader.service.times import format_time, now, parse_time, utc_now
 
@@ -182,7 +187,8 @@ def start_login(store: Store, parameters: Mapping[str, Any], browser_id: str | N
                             f"{fields.get('client_id', 'not given')}): the instructor "
                             "registers it on the LTI page, or with --lti-platform")
     deployment = fields.get("lti_deployment_id")
-    if deployment is not None and deployment not in platform.deployment_ids:
+    if deployment is not None and deployment not in platform.deployment_ids and \
+            not platform.awaits_deployment:        # else its launch, once verified, records it
         raise LaunchRefused(_unknown_deployment(platform, deployment))
     browser_id = browser_id if browser_id and len(browser_id) <= 100 else \
         secrets.token_urlsafe(32)
@@ -347,7 +353,8 @@ def validate_launch(store: Store, keysets: KeySets, form: Mapping[str, Any],
         raise LaunchRefused("the launch's nonce is not its login's (a replayed token): open "
                             "the assignment in the LMS again")
     deployment = _text(claims.get(LTI + "deployment_id"))
-    if deployment not in platform.deployment_ids:
+    first_deployment = platform.awaits_deployment and bool(deployment)
+    if deployment not in platform.deployment_ids and not first_deployment:
         raise LaunchRefused(_unknown_deployment(platform, deployment))
     kind, version = claims.get(LTI + "message_type"), claims.get(LTI + "version")
     if kind != "LtiResourceLinkRequest":
@@ -369,14 +376,27 @@ def validate_launch(store: Store, keysets: KeySets, form: Mapping[str, Any],
         part for part in (_text(claims.get("given_name")), _text(claims.get("family_name")))
         if part)
     scopes = ags.get("scope") if isinstance(ags.get("scope"), list) else []
+    if first_deployment:
+        # Canvas registered the tool without a deployment: this launch, signed by the
+        # platform's key for this client id, names the one it was installed as (unless
+        # another launch recorded one first).
+        record_first_deployment(store, platform, deployment)
+        platform = platform_by_id(store, platform.id) or platform
+        if deployment not in platform.deployment_ids:
+            raise LaunchRefused(_unknown_deployment(platform, deployment))
+
+    def service_url(value: Any) -> str | None:
+        url = _text(value)
+        return url if url and on_platform_hosts(store, platform, url) else None
+
     return Launch(platform=platform, state_hash=row["state_hash"], deployment_id=deployment,
                   sub=sub, name=name, email=_text(claims.get("email")),
                   sourcedid=_text(lis.get("person_sourcedid")), roles=roles,
                   context_id=_text(context.get("id")) or f"link:{_text(link.get('id'))}",
                   context_title=_text(context.get("title")),
                   resource_link_id=_text(link.get("id")),
-                  lineitem=_text(ags.get("lineitem")) or None,
-                  lineitems=_text(ags.get("lineitems")) or None,
+                  lineitem=service_url(ags.get("lineitem")),
+                  lineitems=service_url(ags.get("lineitems")),
                   ags_scopes=tuple(str(scope) for scope in scopes),
-                  memberships_url=_text(nrps.get("context_memberships_url")) or None,
+                  memberships_url=service_url(nrps.get("context_memberships_url")),
                   custom={str(k): str(v) for k, v in _dict(claims.get(LTI + "custom")).items()})

@@ -73,8 +73,9 @@ def _targets(store: Store, student: str) -> list[Any]:
 def _same(payload: dict[str, Any], stored: str) -> bool:
     """The same score as the stored payload (its timestamp aside)."""
     old = json.loads(stored)
-    return {k: v for k, v in old.items() if k != "timestamp"} == \
-        {k: v for k, v in payload.items() if k != "timestamp"}
+    ignored = ("timestamp", ags.CANVAS_SUBMISSION)     # when, and whether it is a new attempt
+    return {k: v for k, v in old.items() if k not in ignored} == \
+        {k: v for k, v in payload.items() if k not in ignored}
 
 
 def _course(store: Store) -> ags.Course:
@@ -99,7 +100,11 @@ def grade_changed(store: Store, student: str, course: ags.Course | None = None) 
         moment = utc_now()
         with store.database.transaction() as db:
             for target in targets:
-                payload = ags.score_payload(grade, target["sub"], moment)
+                sent = db.execute("SELECT 1 FROM lti_outbox WHERE student = ? AND lineitem = ? "
+                                  "AND submission = ? AND status = 'sent' LIMIT 1",
+                                  (student, target["lineitem"], grade.submission)).fetchone()
+                payload = ags.score_payload(grade, target["sub"], moment,
+                                            new_submission=sent is None)
                 last = db.execute("SELECT payload, status FROM lti_outbox WHERE student = ? "
                                   "AND lineitem = ? AND status IN ('pending', 'sent') "
                                   "ORDER BY id DESC LIMIT 1",
@@ -270,7 +275,9 @@ class Sender:
             try:
                 ags.send_score(self.tool, platform, row["url"], json.loads(row["payload"]))
             except PlatformError as problem:
-                wait = self._failed(int(row["id"]), int(row["attempts"]) + 1, str(problem))
+                final = not getattr(problem, "retry", True)     # 422: never, so failed now
+                wait = self._failed(int(row["id"]), int(row["attempts"]) + 1, str(problem),
+                                    final)
                 self._resting[number] = time.monotonic() + wait
                 continue
             with self.store.database.transaction() as db:
@@ -281,9 +288,9 @@ class Sender:
             sent += 1
         return sent
 
-    def _failed(self, row: int, attempts: int, why: str) -> float:
-        wait = delay(attempts, self.base_delay)
-        status = "failed" if attempts >= self.max_attempts else "pending"
+    def _failed(self, row: int, attempts: int, why: str, final: bool = False) -> float:
+        wait = 0.0 if final else delay(attempts, self.base_delay)
+        status = "failed" if final or attempts >= self.max_attempts else "pending"
         log.warning("grade %s to the LMS, attempt %s: %s (%s)", row, attempts, why,
                     "given up: the instructor can resend it" if status == "failed"
                     else f"next try in {wait:g} s")

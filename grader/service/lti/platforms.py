@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
+from grader.service.lti.addresses import AddressRefused, host_of
 from grader.service.lti.errors import RegistrationError
 from grader.service.storage import Store
 from grader.service.times import utc_now
 
+DYNAMIC = "dynamic registration"        # added_by of a platform Dynamic Registration added
+HOSTS_SETTING = "lti_service_hosts:"     # + platform id: JSON list of more service hosts
 FIELDS = ("issuer", "client_id", "auth_login_url", "auth_token_url", "key_set_url")
 # What other tools' files call the same things (pylti1.3's, ltijs's, Moodle's tool page).
 ALIASES = {"iss": "issuer", "oidc_auth_url": "auth_login_url", "auth_url": "auth_login_url",
@@ -43,6 +46,7 @@ class PlatformInfo:
     key_set_url: str
     deployment_ids: tuple[str, ...] = ()
     name: str = ""
+    service_hosts: tuple[str, ...] = ()    # more hosts its roster and grade services are on
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,13 @@ class Platform:
     deployment_ids: tuple[str, ...]
     frame_origins: tuple[str, ...]
     added_at: str
+    added_by: str = ""
+
+    @property
+    def awaits_deployment(self) -> bool:
+        """Registered by Dynamic Registration with no deployment yet (Canvas gives one only
+        when the tool is installed): its first verified launch records it."""
+        return self.added_by == DYNAMIC and not self.deployment_ids
 
     @property
     def label(self) -> str:
@@ -129,7 +140,24 @@ def describe_platform(data: Any, source: str = "the platform") -> PlatformInfo:
         auth_token_url=_url(fields["auth_token_url"], "auth_token_url", source),
         key_set_url=_url(fields["key_set_url"], "key_set_url", source),
         deployment_ids=tuple(dict.fromkeys(str(one).strip() for one in deployments)),
-        name=str(fields.get("name") or "").strip())
+        name=str(fields.get("name") or "").strip(),
+        service_hosts=_hosts(fields.get("service_hosts"), source))
+
+
+def _hosts(value: Any, source: str) -> tuple[str, ...]:
+    """``service_hosts`` of a platform file: the hosts (``school.instructure.com``) its
+    roster and grade services are on besides its issuer's, login's, token's and key set's
+    (Canvas serves them on the school's domain)."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(one, str) for one in value):
+        raise RegistrationError(f"{source}: service_hosts must be a list of host names, e.g. "
+                                '["school.instructure.com"]')
+    try:
+        return tuple(host_of(f"https://{one.strip()}/", "service_hosts")
+                     if "://" not in one else host_of(one, "service_hosts") for one in value)
+    except AddressRefused as problem:
+        raise RegistrationError(f"{source}: {problem}") from None
 
 
 def read_platform_file(path: Path) -> PlatformInfo:
@@ -154,13 +182,17 @@ def origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def add_platform(store: Store, info: PlatformInfo, *, who: str) -> Platform:
-    """Store ``info`` (an issuer and client id already stored: its URLs updated, the new
-    deployments added; none is ever removed): the platform as stored."""
+def add_platform(store: Store, info: PlatformInfo, *, who: str,
+                 may_change_urls: bool = False) -> Platform:
+    """Store ``info``: the platform as stored. An issuer and client id already stored gets
+    the new deployments (none is ever removed); its URLs are never rewritten unless
+    ``may_change_urls`` (the server's own command line): a registration that names other
+    URLs for it is refused (RegistrationError), since a platform's key set decides who may
+    sign in."""
     now = utc_now()
     origins = sorted({origin(info.issuer), origin(info.auth_login_url)})
     with store.database.transaction() as db:
-        row = db.execute("SELECT id, frame_origins FROM lti_platforms WHERE issuer = ? AND "
+        row = db.execute("SELECT * FROM lti_platforms WHERE issuer = ? AND "
                          "client_id = ?", (info.issuer, info.client_id)).fetchone()
         if row is None:
             number = db.execute(
@@ -171,6 +203,14 @@ def add_platform(store: Store, info: PlatformInfo, *, who: str) -> Platform:
                  info.key_set_url, info.name, json.dumps(origins), now, who)).lastrowid
         else:
             number = row["id"]
+            urls = ("auth_login_url", "auth_token_url", "key_set_url")
+            changed = [name for name in urls if row[name] != getattr(info, name)]
+            if changed and not may_change_urls:
+                raise RegistrationError(
+                    f"{info.issuer} (client {info.client_id}) is registered already with "
+                    f"another {', '.join(changed)}: refused, a registration never changes a "
+                    "registered platform's URLs. If the LMS really moved, the server's "
+                    "administrator stores them with serve --lti-platform FILE.json")
             kept = sorted(set(json.loads(row["frame_origins"])) | set(origins))
             db.execute("UPDATE lti_platforms SET auth_login_url = ?, auth_token_url = ?, "
                        "key_set_url = ?, name = COALESCE(NULLIF(?, ''), name), "
@@ -180,9 +220,60 @@ def add_platform(store: Store, info: PlatformInfo, *, who: str) -> Platform:
         for deployment in info.deployment_ids:
             db.execute("INSERT OR IGNORE INTO lti_deployments VALUES (?, ?, ?)",
                        (number, deployment, now))
+        if info.service_hosts:
+            key = f"{HOSTS_SETTING}{number}"
+            before = db.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+            hosts = sorted(set(json.loads(before["value"]) if before else ()) |
+                           set(info.service_hosts))
+            db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET "
+                       "value = excluded.value", (key, json.dumps(hosts)))
     found = platform_by_id(store, int(number))
     assert found is not None
     return found
+
+
+def service_hosts(store: Store, platform: Platform) -> set[str]:
+    """The hosts the platform's roster (NRPS) and grade (AGS) services may be on: those of
+    its issuer, login, token and key set URLs, and those its registration recorded (the
+    registration endpoint's host from its openid-configuration, or a file's
+    ``service_hosts``). A service URL elsewhere never gets the platform's token.
+
+    Canvas: issuer canvas.instructure.com, login, token and keys on sso.canvaslms.com, the
+    services and the registration endpoint on the school's domain.
+    """
+    hosts = set()
+    for url in (platform.issuer, platform.auth_login_url, platform.auth_token_url,
+                platform.key_set_url):
+        try:
+            hosts.add(host_of(url))
+        except AddressRefused:
+            continue
+    more = store.get_setting(f"{HOSTS_SETTING}{platform.id}")
+    hosts.update(json.loads(more) if more else ())
+    return hosts
+
+
+def on_platform_hosts(store: Store, platform: Platform, url: str) -> bool:
+    """Whether ``url`` (from a launch, or a roster page's Link) is on the platform's hosts."""
+    try:
+        return host_of(url) in service_hosts(store, platform)
+    except AddressRefused:
+        return False
+
+
+def record_first_deployment(store: Store, platform: Platform, deployment: str) -> bool:
+    """Record ``deployment`` as the platform's, only when it awaits its first one (added by
+    Dynamic Registration, none yet): True when recorded. Called with a launch whose
+    signature verified, under that registration's client id."""
+    if not deployment or not platform.awaits_deployment:
+        return False
+    with store.database.transaction() as db:
+        none = db.execute("SELECT 1 FROM lti_deployments WHERE platform = ?",
+                          (platform.id,)).fetchone() is None
+        if none:
+            db.execute("INSERT INTO lti_deployments VALUES (?, ?, ?)",
+                       (platform.id, deployment, utc_now()))
+    return none
 
 
 def add_frame_origin(store: Store, platform: int, seen: str) -> None:
@@ -204,7 +295,8 @@ def _platforms(rows: Iterable[sqlite3.Row], store: Store) -> list[Platform]:
     return [Platform(int(row["id"]), row["issuer"], row["client_id"], row["auth_login_url"],
                      row["auth_token_url"], row["key_set_url"], row["name"],
                      tuple(deployments.get(int(row["id"]), ())),
-                     tuple(json.loads(row["frame_origins"])), row["added_at"])
+                     tuple(json.loads(row["frame_origins"])), row["added_at"],
+                     row["added_by"])
             for row in rows]
 
 

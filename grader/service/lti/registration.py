@@ -6,7 +6,12 @@ deployment) it was given.
 
 The URL holds a registration code (``lti_registration_code``, shown on the LTI page): a
 platform can only be added by someone the instructor gave it to, since a platform's launches
-sign students in. The code is used once; the page then shows a new one.
+sign students in. The code is spent by a registration that stored a platform (a failed one
+leaves it); the page then shows a new one.
+
+The deployment: Moodle names it inside the tool configuration; Canvas at the top level of
+its reply, or not at all until the tool is installed: then the platform's first launch whose
+signature verifies, under the client id it gave, records it (launch.py).
 
     code = registration_code(store)
     platform = register(tool, code, openid_configuration, registration_token, base_url)
@@ -21,9 +26,11 @@ from urllib.parse import urlsplit
 import httpx
 
 from grader.service import auth
+from grader.service.lti.addresses import AddressRefused, check_url, host_of, same_origin
 from grader.service.lti.errors import RegistrationError
 from grader.service.lti.nrps import NRPS_SCOPE
-from grader.service.lti.platforms import Platform, PlatformInfo, add_platform, tool_urls
+from grader.service.lti.platforms import (DYNAMIC, Platform, PlatformInfo, add_platform,
+                                          tool_urls)
 from grader.service.lti.people import CANVAS_USER_ID
 from grader.service.storage import Store
 
@@ -33,6 +40,10 @@ PLATFORM_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-platform-configura
 SCOPES = ("https://purl.imsglobal.org/spec/lti-ags/scope/score",
           "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly", NRPS_SCOPE)
 TOOL_NAME = "Tic-Tac-Toe minimax submissions"
+# Where Canvas places the tool: the assignment's "External Tool" submission type, so the
+# assignment is graded through AGS (canvas-lms app/models/lti/ims/registration.rb
+# canvas_placement_name: its own placements by URI, the prefix taken off).
+CANVAS_PLACEMENTS = ("https://canvas.instructure.com/lti/assignment_selection",)
 
 
 def registration_code(store: Store, renew: bool = False) -> str:
@@ -57,7 +68,7 @@ def _get_json(http: httpx.Client, url: str, token: str, what: str) -> dict[str, 
     if token:
         headers["authorization"] = f"Bearer {token}"
     try:
-        answer = http.get(url, headers=headers)
+        answer = http.get(url, headers=headers, follow_redirects=False)
         data = answer.json() if answer.status_code == 200 else None
     except (httpx.HTTPError, ValueError):
         data = None
@@ -67,9 +78,28 @@ def _get_json(http: httpx.Client, url: str, token: str, what: str) -> dict[str, 
     return data
 
 
+def _messages(launch: str, product: str) -> list[dict[str, Any]]:
+    """The tool's one message: a resource link launch, placed where Canvas makes it a graded
+    assignment. Canvas reads ``placements`` (its own by URI, the prefix taken off, or a short
+    name; none at all means only link_selection, a module link that sends no grade back);
+    Moodle reads only deep linking messages and adds the tool as a preconfigured activity,
+    graded because the tool asks for the score scope."""
+    message: dict[str, Any] = {"type": "LtiResourceLinkRequest", "target_link_uri": launch,
+                               "label": TOOL_NAME}
+    if product == "canvas":
+        message["placements"] = list(CANVAS_PLACEMENTS)
+    return [message]
+
+
 def tool_configuration(base_url: str, platform_config: dict[str, Any]) -> dict[str, Any]:
     """What the tool asks the platform to register (OpenID Connect client metadata with
-    LTI's tool configuration)."""
+    LTI's tool configuration).
+
+    >>> asked = tool_configuration("https://grader.example.org", {
+    ...     PLATFORM_CONFIGURATION: {"product_family_code": "canvas"}})
+    >>> asked[TOOL_CONFIGURATION]["messages"][0]["placements"]
+    ['https://canvas.instructure.com/lti/assignment_selection']
+    """
     urls = tool_urls(base_url)
     supported = platform_config.get("scopes_supported")
     scopes = [scope for scope in SCOPES
@@ -86,8 +116,7 @@ def tool_configuration(base_url: str, platform_config: dict[str, Any]) -> dict[s
             "domain": urlsplit(base_url).netloc, "target_link_uri": urls.launch,
             "custom_parameters": custom,
             "claims": ["iss", "sub", "name", "given_name", "family_name", "email"],
-            "messages": [{"type": "LtiResourceLinkRequest", "target_link_uri": urls.launch,
-                          "label": TOOL_NAME}]}}
+            "messages": _messages(urls.launch, product)}}
 
 
 def _product(platform_config: dict[str, Any]) -> str:
@@ -95,30 +124,62 @@ def _product(platform_config: dict[str, Any]) -> str:
     return str(found.get("product_family_code", "")) if isinstance(found, dict) else ""
 
 
+def _deployment(client: dict[str, Any]) -> str | None:
+    """The deployment the registration reply names: Canvas puts it at the top level (and
+    leaves it out until the tool is installed), Moodle inside the tool configuration."""
+    given = client.get(TOOL_CONFIGURATION)
+    for value in (client.get("deployment_id"),
+                  given.get("deployment_id") if isinstance(given, dict) else None):
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and \
+                str(value).strip():
+            return str(value).strip()
+    return None
+
+
+def _checked(url: Any, what: str, allow_private: bool) -> str:
+    try:
+        return check_url(str(url or ""), what, allow_private)
+    except AddressRefused as problem:
+        raise RegistrationError(f"the platform's {problem}") from None
+
+
 def register(tool: Any, code: str, openid_configuration: str, registration_token: str,
              base_url: str) -> Platform:
-    """The whole exchange; the platform as stored. RegistrationError says what went wrong."""
+    """The whole exchange; the platform as stored. RegistrationError says what went wrong
+    (and the registration code stays as it was: only a registration that stored a platform
+    spends it).
+
+    Every URL is checked before it is called or stored: http(s), no user name, on a public
+    address unless ``tool.allow_private`` (serve --lti-allow-private); the issuer must have
+    the configuration URL's origin (scheme, host and port, parsed); redirects are not
+    followed; a registered issuer and client id keep their URLs.
+    """
     store: Store = tool.store
+    allow = bool(getattr(tool, "allow_private", False))
     check_code(store, code)
     if not openid_configuration:
         raise RegistrationError("this is the course's Dynamic Registration URL: paste it into "
                                 "the LMS's tool registration (it adds openid_configuration)")
+    _checked(openid_configuration, "openid_configuration", allow)
     config = _get_json(tool.http, openid_configuration, registration_token,
                        "OpenID configuration")
     issuer = str(config.get("issuer") or "")
-    if not issuer or not openid_configuration.startswith(issuer.rstrip("/")):
-        raise RegistrationError(f"the platform's issuer {issuer!r} does not match the address "
-                                f"of its configuration {openid_configuration}: refused")
+    if not issuer or not same_origin(issuer, openid_configuration):
+        raise RegistrationError(f"the platform's issuer {issuer!r} is not at the origin of its "
+                                f"configuration {openid_configuration}: refused")
     needed = ("authorization_endpoint", "token_endpoint", "jwks_uri", "registration_endpoint")
     missing = [name for name in needed if not config.get(name)]
     if missing:
         raise RegistrationError(f"the platform's configuration lacks {', '.join(missing)}")
+    urls = {name: _checked(config[name], name, allow) for name in needed}
+    _checked(issuer, "issuer", allow)
     headers = {"content-type": "application/json", "accept": "application/json"}
     if registration_token:
         headers["authorization"] = f"Bearer {registration_token}"
     try:
-        answer = tool.http.post(str(config["registration_endpoint"]),
-                                json=tool_configuration(base_url, config), headers=headers)
+        answer = tool.http.post(urls["registration_endpoint"],
+                                json=tool_configuration(base_url, config), headers=headers,
+                                follow_redirects=False)
         client = answer.json() if answer.status_code in (200, 201) else None
     except (httpx.HTTPError, ValueError):
         client = None
@@ -126,13 +187,15 @@ def register(tool: Any, code: str, openid_configuration: str, registration_token
         raise RegistrationError("the platform did not register the tool (its registration "
                                 "endpoint refused or gave no client_id): start again from the "
                                 "LMS, or register it by hand with --lti-platform")
-    given = client.get(TOOL_CONFIGURATION)
-    deployment = given.get("deployment_id") if isinstance(given, dict) else None
+    deployment = _deployment(client)
     name = _product(config) or urlsplit(issuer).netloc
-    info = PlatformInfo(issuer, str(client["client_id"]), str(config["authorization_endpoint"]),
-                        str(config["token_endpoint"]), str(config["jwks_uri"]),
-                        (str(deployment),) if deployment else (), name)
-    platform = add_platform(store, info, who="dynamic registration")
+    # Canvas serves the roster and grade services on the school's domain, where its
+    # registration endpoint is (its issuer, login and keys are elsewhere): that host is
+    # the platform's too.
+    info = PlatformInfo(issuer, str(client["client_id"]), urls["authorization_endpoint"],
+                        urls["token_endpoint"], urls["jwks_uri"],
+                        (deployment,) if deployment else (), name,
+                        (host_of(urls["registration_endpoint"]),))
+    platform = add_platform(store, info, who=DYNAMIC)
     registration_code(store, renew=True)          # the code registered one platform
     return platform
-

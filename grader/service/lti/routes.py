@@ -26,7 +26,8 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.service import auth, sessions
-from grader.service.lti import ags, binding, embedding, nrps, outbox, platforms, registration
+from grader.service.lti import (addresses, ags, binding, embedding, nrps, outbox, platforms,
+                                registration)
 from grader.service.lti.errors import CookiesBlocked, LaunchRefused, LtiError, RegistrationError
 from grader.service.lti.launch import INSTRUCTOR_ACCESS, digest, start_login, validate_launch
 from grader.service.lti.people import Admitted, admit, links, token_hash_of, unlink
@@ -43,6 +44,7 @@ HANDOFF_SECONDS = 300          # a launch's hand-off to a new tab is good for fi
 CLOSE_SCRIPT = ("(window.opener || window.parent).postMessage("
                 "{subject: 'org.imsglobal.lti.close'}, '*');\n")
 MAX_FORM = 64 * 1024
+NO_FRAME = "'none'"
 
 
 def tool_of(request: Request) -> Tool:
@@ -50,7 +52,9 @@ def tool_of(request: Request) -> Tool:
     state = request.app.state
     tool = getattr(state, "lti", None)
     if tool is None:
-        tool = state.lti = Tool.open(state.store, state.settings.data)
+        tool = state.lti = Tool.open(
+            state.store, state.settings.data,
+            allow_private=getattr(state.settings, "lti_allow_private", False))
     return tool
 
 
@@ -217,10 +221,12 @@ async def register(request: Request) -> Response:
         log.info("LTI platform registered by Dynamic Registration: %s", platform.label)
         response = render(request, "lti_registered.html", {"problem": None,
                                                            "platform": platform})
-    # the LMS shows this page in its own frame before it is a registered platform
+    # the LMS shows this page in its own frame before it is a registered platform: only
+    # the registering platform's origin (its openid_configuration's) may frame it
+    framer = addresses.csp_origin(request.query_params.get("openid_configuration", ""))
     response.headers["content-security-policy"] = (
         "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; "
-        "base-uri 'none'; form-action 'self'; frame-ancestors *")
+        f"base-uri 'none'; form-action 'self'; frame-ancestors {framer or NO_FRAME}")
     return response
 
 

@@ -6,6 +6,11 @@ assertion"); cached per platform and scopes until shortly before they expire.
     token = tokens.get(platform, [SCORE_SCOPE])       # "Authorization: Bearer " + token
     tokens.forget(platform, [SCORE_SCOPE])            # after a 401: the next get asks anew
     answer = tokens.call(platform, [SCORE_SCOPE], "the grade service", "POST", url, json=...)
+
+A call goes only to the platform's own hosts (``hosts(platform)``, by default
+:func:`grader.service.lti.platforms.service_hosts` without the recorded ones): a roster or
+grade URL elsewhere, say one a launch or a roster page's Link named, is refused before any
+token is asked for or sent.
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 import httpx
 
+from grader.service.lti.addresses import AddressRefused, host_of
 from grader.service.lti.errors import PlatformError
 from grader.service.lti.platforms import Platform
 from grader.service.lti.tool_keys import ToolKey
@@ -29,10 +35,12 @@ EARLY = 60                   # a token is asked anew this many seconds before it
 class ServiceTokens:
     """Access tokens by (platform, scopes); ``clock`` is Unix seconds (for tests)."""
 
-    def __init__(self, key: ToolKey, http: httpx.Client, clock: Any = time.time) -> None:
+    def __init__(self, key: ToolKey, http: httpx.Client, clock: Any = time.time,
+                 hosts: Callable[[Platform], set[str]] | None = None) -> None:
         self.key = key
         self.http = http
         self.clock = clock
+        self.hosts = hosts or _own_hosts
         self._lock = threading.Lock()
         self._tokens: dict[tuple[int, str], tuple[str, float]] = {}
 
@@ -85,7 +93,16 @@ class ServiceTokens:
              url: str, headers: dict[str, str] | None = None, **send: Any) -> httpx.Response:
         """A call to one of the platform's ``service``s with a token for ``scopes``: the
         answer, whatever its status (a 401 drops the token, so the next call asks anew);
-        PlatformError when the platform cannot be reached."""
+        PlatformError when the platform cannot be reached, or ``url`` is not on its hosts."""
+        try:
+            on_hosts = host_of(url, f"{service}'s URL") in self.hosts(platform)
+        except AddressRefused:
+            on_hosts = False
+        if not on_hosts:
+            raise PlatformError(f"{platform.label}: {service}'s URL {url[:200]} is not on the "
+                                "platform's hosts (its issuer's, login's, token's, key set's or "
+                                "registration's): not called. Give the host in the platform's "
+                                "service_hosts if it really is the LMS's")
         token = self.get(platform, scopes)
         try:
             answer = self.http.request(method, url, headers={
@@ -96,3 +113,14 @@ class ServiceTokens:
         if answer.status_code == 401:
             self.forget(platform, scopes)
         return answer
+
+
+def _own_hosts(platform: Platform) -> set[str]:
+    hosts = set()
+    for url in (platform.issuer, platform.auth_login_url, platform.auth_token_url,
+                platform.key_set_url):
+        try:
+            hosts.add(host_of(url))
+        except AddressRefused:
+            continue
+    return hosts

@@ -14,6 +14,7 @@ from pathlib import Path
 import httpx
 
 from grader.service.lti.keysets import KeySets
+from grader.service.lti.platforms import service_hosts
 from grader.service.lti.service_token import ServiceTokens
 from grader.service.lti.tool_keys import ToolKey
 from grader.service.storage import Store
@@ -24,7 +25,8 @@ HTTP_TIMEOUT = httpx.Timeout(10.0, connect=5.0)   # a platform that hangs costs 
 @dataclass
 class Tool:
     """The course's LTI tool: ``store``, ``data`` (its folder), ``key``, ``http``,
-    ``keysets`` and ``tokens``."""
+    ``keysets`` and ``tokens``; ``allow_private``: Dynamic Registration may call private
+    and loopback addresses (serve --lti-allow-private)."""
 
     store: Store
     data: Path
@@ -32,14 +34,18 @@ class Tool:
     http: httpx.Client
     keysets: KeySets
     tokens: ServiceTokens
+    allow_private: bool = False
 
     @classmethod
-    def open(cls, store: Store, data: Path, http: httpx.Client | None = None) -> "Tool":
+    def open(cls, store: Store, data: Path, http: httpx.Client | None = None,
+             allow_private: bool = False) -> "Tool":
         """The tool of the course in ``data`` (its key made on the first call)."""
         key = ToolKey.load(data)
         client = http or httpx.Client(timeout=HTTP_TIMEOUT, follow_redirects=False,
                                       headers={"user-agent": "ttt-minimax-grader LTI tool"})
-        return cls(store, Path(data), key, client, KeySets(client), ServiceTokens(key, client))
+        tokens = ServiceTokens(key, client, hosts=lambda platform: service_hosts(store,
+                                                                                 platform))
+        return cls(store, Path(data), key, client, KeySets(client), tokens, allow_private)
 
     def close(self) -> None:
         self.http.close()
