@@ -274,9 +274,11 @@ async def launch_checked(request: Request) -> Response:
     Only that page may post here: browsers send Origin with every cross-site POST, so
     another site's form (an id_token of the attacker's own, to sign a victim in as them)
     says its own origin and is refused; the check cannot be skipped."""
+    # A browser says where a POST came from in Sec-Fetch-Site (which no page can set);
+    # one too old for it says Origin (the page has Referrer-Policy same-origin for this).
+    site = request.headers.get("sec-fetch-site")
     own = platforms.origin(base_url(request))
-    if request.headers.get("origin") != own or \
-            request.headers.get("sec-fetch-site", "same-origin") != "same-origin":
+    if not (site == "same-origin" or (site is None and request.headers.get("origin") == own)):
         return _refused(request, LaunchRefused(
             "this address completes a launch from the tool's own page only: open the "
             "assignment in the LMS again", status=403))
