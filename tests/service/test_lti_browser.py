@@ -36,6 +36,8 @@ from cryptography import x509  # noqa: E402
 from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
 from cryptography.x509.oid import NameOID  # noqa: E402
+from browser_helpers import (chromium_blocking_cookies, new_page, recorded,  # noqa: E402
+                             watch_until_graded)
 from lti_platform import LtiPlatform  # noqa: E402
 from service_helpers import FAST, ROOT, STARTUP_SECONDS, Server, open_store  # noqa: E402
 
@@ -309,3 +311,74 @@ def test_a_launch_without_cookies_completes_only_from_the_tools_own_page(course:
         assert done.status_code == 303 and done.headers["location"].startswith("/lti/enter/")
         again = framed.post(checked, data=form, headers={"sec-fetch-site": "same-origin"})
         assert again.status_code == 403                                   # once
+
+
+# --- in Chromium: the launch inside the LMS's course page, cross-site -------------------------
+
+def hand_in_and_wait(frame: Any) -> None:
+    """Hand in the quick correct file from ``frame`` (a page or a frame) and wait for its
+    report."""
+    frame.locator("input[name=file]").set_input_files(str(FAST))
+    frame.locator("button:has-text('Hand in')").click()
+    frame.wait_for_url(re.compile(r"/submissions/\d+$"))
+    watch_until_graded(frame)
+
+
+def one_score_for(platform: LtiPlatform, who: str) -> dict[str, Any]:
+    """The only score the platform accepted for ``who`` (it came, and came once)."""
+    user = platform.users[who].user_id
+    deadline = time.monotonic() + GRADING_SECONDS
+    while time.monotonic() < deadline and not [
+            one for one in platform.accepted_scores() if one.body["userId"] == user]:
+        time.sleep(0.2)
+    time.sleep(2)                                             # nothing more comes
+    scores = [one.body for one in platform.accepted_scores() if one.body["userId"] == user]
+    assert len(scores) == 1, scores
+    return scores[0]
+
+
+@pytest.mark.grades(1)
+def test_in_the_lms_frame_with_third_party_cookies_allowed(course: Course, chromium,
+                                                           shots: Path) -> None:
+    problems: list[str] = []
+    page = new_page(chromium, problems, ignore_https_errors=True)
+    page.goto(course.platform.framed_launch_url("ada"))
+    tool = page.frame(name="tool")
+    assert tool is not None
+    tool.wait_for_selector("h1:has-text('Hand in mm_player.py')")
+    assert "Ada Lovelace" in tool.inner_text("h1")
+    assert "signed in as S1815" in tool.inner_text("header")
+    assert tool.url.startswith(course.url)                    # cross-site: 127.0.0.1 in localhost
+    page.screenshot(path=str(shots / "lti-framed-student.png"))
+    hand_in_and_wait(tool)
+    score = one_score_for(course.platform, "ada")
+    assert (score["scoreGiven"], score["scoreMaximum"]) == (100, 100)
+    assert problems == [], problems
+
+
+@pytest.mark.grades(1)
+def test_in_the_lms_frame_with_its_cookies_blocked_the_platforms_storage_signs_in(
+        course: Course, chromium, tmp_path: Path, shots: Path) -> None:
+    problems: list[str] = []
+    platform = course.platform
+    with chromium_blocking_cookies(chromium, tmp_path / "profile", course.url,
+                                   platform.url) as context:
+        page = recorded(context.new_page(), problems)
+        page.goto(platform.framed_launch_url("grace"))
+        tool = page.frame(name="tool")
+        assert tool is not None
+        tool.wait_for_selector("h1:has-text('Open the page in a new tab')")
+        page.screenshot(path=str(shots / "lti-framed-blocked.png"))
+        assert [(one["subject"], one["found"]) for one in platform.storage_requests()
+                if one["origin"] == course.url][-2:] == [("lti.put_data", True),
+                                                         ("lti.get_data", True)]
+        assert context.cookies(course.url) == []               # the frame kept no cookie
+        with context.expect_page() as opened:
+            tool.locator("a:has-text('in a new tab')").click()
+        tab = recorded(opened.value, problems)
+        tab.wait_for_selector("h1:has-text('Hand in mm_player.py')")
+        assert "signed in as g.hopper" in tab.inner_text("header")
+        hand_in_and_wait(tab)
+        score = one_score_for(platform, "grace")
+        assert (score["scoreGiven"], score["scoreMaximum"]) == (100, 100)
+    assert problems == [], problems
