@@ -174,23 +174,25 @@ def signed_in_as(page: Any) -> str | None:
 # --- HTTPS: the frame's cookies ----------------------------------------------------------------
 
 def test_an_https_login_sets_the_frame_cookie_on_every_python(course: Course) -> None:
-    with course.client() as browser:
+    cookies: list[str] = []
+
+    def keep(response: Any) -> None:
+        cookies.extend(response.headers.get_list("set-cookie"))
+
+    with course.client(event_hooks={"response": [keep]}) as browser:
         to_tool = browser.get(course.platform.launch_url("ada"))
         assert to_tool.status_code == 302
         login = browser.get(to_tool.headers["location"])
         assert login.status_code == 302, login.text[:300]          # was 500 below 3.14
         assert login.headers["location"].startswith(course.platform.auth_login_url)
-        cookie = login.headers["set-cookie"]
-        parts = [part.strip() for part in cookie.split(";")]
-        assert parts[0].startswith("ttt_lti_browser=")
-        assert {"Secure", "SameSite=None", "Partitioned", "HttpOnly", "Path=/"} <= set(parts)
-        assert any(part.startswith("Max-Age=") for part in parts)
         page = course.platform.follow_launch(login.headers["location"], browser)
         assert signed_in_as(page) == "S1815", page.text[:500]
-        session = [line for line in page.history[0].headers.get_list("set-cookie")
-                   if line.startswith("ttt_session=")] if page.history else []
-        assert browser.cookies.get("ttt_session")
-        assert all("Partitioned" in line and "SameSite=None" in line for line in session)
+    named = {line.split("=", 1)[0]: [part.strip() for part in line.split(";")]
+             for line in cookies}
+    for name in ("ttt_lti_browser", "ttt_session"):      # the login's, then the launch's
+        parts = set(named[name][1:])
+        assert {"Secure", "SameSite=None", "Partitioned", "HttpOnly", "Path=/"} <= parts
+        assert any(part.startswith("Max-Age=") for part in parts)
 
 
 # --- the CSP a launch may not write ----------------------------------------------------------
@@ -234,6 +236,7 @@ def test_a_launchs_origin_header_never_writes_the_csp(course: Course) -> None:
 
 def test_refusal_pages_show_in_any_frame_and_no_other_page_does(course: Course) -> None:
     with course.client() as browser:
+        assert signed_in_as(course.launch("grace", browser)) == "g.hopper"
         refused = [browser.get(course.url + "/lti/login"),
                    browser.get(course.url + "/lti/login?iss=https%3A%2F%2Fnobody.example"
                                "&login_hint=x"),
@@ -244,6 +247,8 @@ def test_refusal_pages_show_in_any_frame_and_no_other_page_does(course: Course) 
             policy = page.headers["content-security-policy"]
             assert "frame-ancestors *" in policy and "script-src 'self'" in policy
             assert "x-frame-options" not in page.headers
+            # nothing of the session in a page any site may frame: no name, no form
+            assert "signed in as" not in page.text and 'name="csrf"' not in page.text
         for path in ("/", "/lti/jwks.json", "/instructor"):
             page = browser.get(course.url + path)
             assert "frame-ancestors *" not in page.headers["content-security-policy"]

@@ -2,7 +2,11 @@
 
 Every page says ``frame-ancestors 'none'`` (and X-Frame-Options: DENY) unless platforms are
 registered; then the LMSs' origins may frame it (each platform's issuer and login origins,
-and the Origin its launches came from), so a student's page opens inside the course.
+and the Origin of its staff's launches: Canvas frames the tool from the school's domain),
+so a student's page opens inside the course. Only bare origins reach the policy, checked
+when stored and again when read (platforms.bare_origin): a launch's Origin header is the
+browser's word, and a learner can replay their own launch with any header. A refusal page
+(and the steps of a cookie-less launch) may be framed by any site: see framable_anywhere.
 
 A cookie that a page in another site's frame must get back is SameSite=None; Secure (and
 Partitioned, so that browsers that block third-party cookies keep it for that LMS alone);
@@ -25,6 +29,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from grader.service.lti.platforms import frame_origins
+from grader.service.pages import CSP
 from grader.service.storage import Store
 
 ORIGINS_TTL = 30.0        # seconds a list of origins is kept (a platform registered meanwhile
@@ -87,7 +92,6 @@ def framable_anywhere(response: Response) -> Response:
 
         return framable_anywhere(render(request, "lti_error.html", context, 403))
     """
-    from grader.service.pages import CSP       # (pages imports nothing of the LMS's)
     response.headers["content-security-policy"] = CSP.replace(NONE.decode(),
                                                               "frame-ancestors *")
     return response

@@ -20,10 +20,14 @@ or a frame of the LMS's page, Canvas's "post_message_forwarding"):
    offers the page in a new tab (the hand-off code, used once).
 
 Canvas supports it (canvas-lms ui/shared/lti/jquery/subjects/lti.put_data.ts,
-lti.get_data.ts; its capabilities name the frame post_message_forwarding). Moodle 4.x does
-not send lti_storage_target: there a browser that blocks the frame's cookies is told to
-open the assignment from Moodle in a new tab (or the activity is set to open in a new
-window); no link of the tool can log in again, since Moodle's lti_message_hint serves once.
+lti.get_data.ts; its capabilities name the frame post_message_forwarding). Moodle does not
+send lti_storage_target (mod/lti/locallib.php lti_build_login_request, core_ltix's
+build_login_request from 4.4: iss, target_link_uri, login_hint, lti_message_hint, client_id,
+lti_deployment_id): there a browser that blocks the frame's cookies is told to open the
+assignment from Moodle in a new tab (or the activity is set to open in a new window). No
+link of the tool can log in again: Moodle's lti_message_hint names a launch id kept in the
+user's Moodle session for one login, and Canvas's is a signed token for one launch, so a
+fresh login starts only from the LMS's own link.
 
     storage_target("post_message_forwarding")    # the frame's name, or None
 """
