@@ -10,9 +10,11 @@ watched until its report comes. The ``chromium`` and ``shots`` fixtures are in c
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import time
+from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
@@ -43,18 +45,52 @@ def launched_chromium() -> Iterator[Any]:
             browser.close()
 
 
-def new_page(browser, problems: list[str]):
+def new_page(browser, problems: list[str], **options: Any):
     """A page in its own context (its own cookies: one person), recording what goes wrong:
-    console errors (a CSP violation is one) and uncaught script errors."""
-    context = browser.new_context(viewport={"width": 1000, "height": 800}, accept_downloads=True)
+    console errors (a CSP violation is one) and uncaught script errors. ``options`` go to
+    the context (``ignore_https_errors=True``: a certificate made by the test)."""
+    context = browser.new_context(viewport={"width": 1000, "height": 800}, accept_downloads=True,
+                                  **options)
     context.set_default_timeout(60_000)
-    page = context.new_page()
+    return recorded(context.new_page(), problems)
+
+
+def recorded(page, problems: list[str]):
+    """``page``, its console errors and uncaught script errors added to ``problems``."""
     page.on("console", lambda message: problems.append(
         f"console: {message.text} ({message.location.get('url')})")
         if message.type == "error" and not message.location.get("url", "").endswith(
             "/favicon.ico") else None)      # the browser asks for an icon the page has not
     page.on("pageerror", lambda error: problems.append(f"script: {error}"))
     return page
+
+
+@contextlib.contextmanager
+def chromium_blocking_cookies(browser: Any, profile: Path, site: str,
+                              embedded_in: str) -> Iterator[Any]:
+    """Another Chromium like ``browser`` (the ``chromium`` fixture's), with its own profile
+    in ``profile``, that keeps no cookie of ``site`` inside a page of ``embedded_in``,
+    partitioned ones included, as Safari does with third-party cookies; ``site`` on its own
+    (a new tab) keeps its cookies. Chromium's switches that block third-party cookies still
+    keep Partitioned ones (CHIPS), so this is the profile's own cookie exception (what a
+    user's setting writes in "Preferences") for the pair (site, top-level site).
+    Certificate errors are ignored (a test's certificate).
+
+        with chromium_blocking_cookies(chromium, tmp_path / "p", tool, lms) as context:
+            page = context.new_page()
+    """
+    (profile / "Default").mkdir(parents=True, exist_ok=True)
+    (profile / "Default" / "Preferences").write_text(json.dumps({"profile": {
+        "content_settings": {"exceptions": {"cookies": {
+            f"{site},{embedded_in}": {"setting": 2}}}}}}))      # 2: block
+    context = browser.browser_type.launch_persistent_context(
+        str(profile), executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True,
+        ignore_https_errors=True, viewport={"width": 1000, "height": 800})
+    context.set_default_timeout(60_000)
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 def watch_until_graded(page) -> tuple[list[str], list[str]]:

@@ -510,8 +510,9 @@ class LtiPlatform:
 
     def start(self, timeout: float = 10.0) -> "LtiPlatform":
         """Serves the platform; returns when it answers."""
+        tls = self.__dict__.get("_tls") or (None, None)     # serve_tls
         config = uvicorn.Config(self._app(), log_level="warning", lifespan="off",
-                                access_log=False)
+                                access_log=False, ssl_certfile=tls[0], ssl_keyfile=tls[1])
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run,
                                         kwargs={"sockets": [self._socket]},
@@ -863,6 +864,9 @@ class LtiPlatform:
             Route("/api/courses/{context}/line_items/{item}/results", self._results),
             Route("/courses/{context}", self._course_page),
             *self._profile_routes(),
+            Route("/courses/{context}/framed/{hint}", self._framed_course_page),
+            Route("/storage-frame", self._storage_frame),
+            Route("/storage-log", self._storage_log, methods=["POST"]),
         ]
         return Starlette(routes=routes)
 
@@ -951,7 +955,7 @@ class LtiPlatform:
         launch = self._pending.get(request.path_params["hint"])
         if launch is None:
             return PlainTextResponse("no such launch", status_code=404)
-        url = self.login_initiation_url(launch)
+        url = self._with_storage_target(self.login_initiation_url(launch), launch)
         if request.query_params.get("method") == "post":
             base, _, query = url.partition("?")
             fields = dict(httpx.QueryParams(query))
@@ -1422,6 +1426,93 @@ class LtiPlatform:
             return JSONResponse(refused["body"], status_code=refused["status"])
         self.attempts[key] = used + 1
         return None
+
+    # -- Framed in the course page, with the platform's storage (browser tests) ----------
+
+    STORAGE_FRAME = "post_message_forwarding"     # the frame's name, as Canvas calls it
+
+    def serve_tls(self, certfile: str, keyfile: str) -> "LtiPlatform":
+        """Serve over HTTPS with this certificate (call before ``start``): the URLs say
+        https. Its own host name stays ``url_host`` (``localhost``: another site than a
+        tool at 127.0.0.1)."""
+        self.__dict__["_tls"] = (str(certfile), str(keyfile))
+        self.url = "https" + self.url[len("http"):] if self.url.startswith("http:") else self.url
+        return self
+
+    def framed_launch_url(self, user: str | User, *, storage: bool = True,
+                          **options: Any) -> str:
+        """The course page that frames the tool's launch as ``user``, cross-site, as Canvas
+        shows an assignment: the tool's iframe and, beside it, the platform's storage frame
+        (``storage``: the login initiation names it in ``lti_storage_target``, the LTI
+        client-side postMessage storage). ``options`` go to :meth:`launch_url`."""
+        link = self.launch_url(user, method="post", **options)
+        hint = link.rsplit("/", 1)[1].split("?", 1)[0]
+        if storage:
+            self._storage_hints().add(hint)
+        return f"{self.url}/courses/{self.context_id}/framed/{hint}"
+
+    def _storage_hints(self) -> set[str]:
+        return self.__dict__.setdefault("_storage_hint_set", set())
+
+    def storage_requests(self) -> list[dict[str, Any]]:
+        """What the tool asked the storage frame (as the course page's script saw it)."""
+        return self.__dict__.setdefault("_storage_log", [])
+
+    def _with_storage_target(self, url: str, launch: Launch) -> str:
+        if launch.hint not in self._storage_hints():
+            return url
+        return url + ("&" if "?" in url else "?") + urlencode(
+            {"lti_storage_target": self.STORAGE_FRAME})
+
+    async def _framed_course_page(self, request: Request) -> Response:
+        hint = request.path_params["hint"]
+        if hint not in self._pending:
+            return PlainTextResponse("no such launch", status_code=404)
+        storage = (f'<iframe name="{self.STORAGE_FRAME}" src="/storage-frame" '
+                   'title="storage" style="display:none"></iframe>'
+                   if hint in self._storage_hints() else "")
+        return HTMLResponse(
+            f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
+            f"{html.escape(self.context_title)}</title></head>\n<body>\n"
+            f"<h1>{html.escape(self.context_title)}</h1>\n{storage}\n"
+            f'<iframe id="tool" name="tool" title="Minimax hand-in" '
+            f'src="/launch/{html.escape(hint)}?method=post" '
+            f'style="width:960px;height:640px;border:1px solid #888"></iframe>\n'
+            "</body></html>\n")
+
+    async def _storage_frame(self, request: Request) -> Response:
+        """The platform's storage frame (1EdTech Platform Storage): ``lti.put_data`` and
+        ``lti.get_data`` from a tool's frame, each value kept under the sender's origin
+        (as canvas-lms ui/shared/lti/jquery/platform_storage.ts does), answered to that
+        origin only; an unknown subject is answered with an error."""
+        script = """
+var kept = {};
+window.addEventListener("message", function (event) {
+  var data = event.data || {};
+  if (typeof data.subject !== "string" || data.subject.indexOf("lti.") !== 0) { return; }
+  var answer = {subject: data.subject + ".response", message_id: data.message_id};
+  var where = event.origin + " " + data.key;
+  if (!data.message_id || !data.key) {
+    answer.error = {code: "bad_request", message: "key and message_id are required"};
+  } else if (data.subject === "lti.put_data") {
+    kept[where] = data.value; answer.key = data.key; answer.value = data.value;
+  } else if (data.subject === "lti.get_data") {
+    answer.key = data.key; answer.value = kept[where];
+  } else {
+    answer.error = {code: "unsupported_subject", message: data.subject};
+  }
+  fetch("/storage-log", {method: "POST", body: JSON.stringify(
+    {subject: data.subject, origin: event.origin, key: data.key || null,
+     found: answer.value !== undefined})});
+  event.source.postMessage(answer, event.origin);
+});
+"""
+        return HTMLResponse("<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>"
+                            f"<script>{script}</script></body></html>")
+
+    async def _storage_log(self, request: Request) -> Response:
+        self.storage_requests().append(json.loads(await request.body()))
+        return Response(status_code=204)
 
 
 def _bearer(request: Request) -> str | None:

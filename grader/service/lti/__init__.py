@@ -9,6 +9,7 @@ grades synced with the LMS. One more room beside the pages (DESIGN.md):
     binding       the one LMS course the course is bound to (its first instructor launch)
     people        who an LMS user is on the roster (linked once); what a launch records
     embedding     the page inside the LMS's frame (frame-ancestors, cookies)
+    storage       launches without cookies (the LMS's postMessage storage)
     nrps          the roster from the LMS (Names and Role Provisioning)
     ags, outbox   grades to the LMS (Assignment and Grade Services) through an outbox
     routes        /lti/... and the instructor's /instructor/lti

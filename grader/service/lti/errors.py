@@ -31,6 +31,20 @@ class CookiesBlocked(LaunchRefused):
     """The browser did not send back the cookie set for this launch (a third-party frame)."""
 
 
+class StorageCheck(CookiesBlocked):
+    """No cookie came back, but the login put its state in the platform's storage (the LTI
+    client-side postMessage storage): the tool's page asks the platform for it before the
+    launch completes (see :mod:`grader.service.lti.storage`). Not a refusal: a step."""
+
+    def __init__(self, target: str, platform_origin: str, state: str, id_token: str) -> None:
+        super().__init__("checking with the LMS that this launch started in this browser",
+                         status=200)
+        self.target = target                     # the storage frame's name ("_parent", ...)
+        self.platform_origin = platform_origin   # the origin its answers must come from
+        self.state = state
+        self.id_token = id_token
+
+
 class PlatformError(LtiError):
     """A call to a platform failed (down, refused, or an answer that cannot be read).
 

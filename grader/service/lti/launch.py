@@ -32,10 +32,11 @@ from joserfc import jwt
 from joserfc.errors import BadSignatureError, JoseError
 from joserfc.jws import extract_compact
 
-from grader.service.lti.errors import CookiesBlocked, LaunchRefused
+from grader.service.lti.errors import CookiesBlocked, LaunchRefused, StorageCheck
 from grader.service.lti.keysets import KeySets
-from grader.service.lti.platforms import (Platform, find_platform, on_platform_hosts,
+from grader.service.lti.platforms import (Platform, find_platform, on_platform_hosts, origin,
                                           platform_by_id, record_first_deployment)
+from grader.service.lti.storage import storage_target
 from grader.service.storage import Store
 from grader.service.times import format_time, now, parse_time, utc_now
 
@@ -61,7 +62,7 @@ GRADING_SUB_ROLES = ("TeachingAssistant", "TeachingAssistantGroup",
                      "TeachingAssistantSectionAssociation", "TeachingAssistantTemplate",
                      "Grader")
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id",
-                "lti_deployment_id")
+                "lti_deployment_id", "lti_storage_target")
 
 
 def digest(value: str) -> str:
@@ -158,6 +159,7 @@ class LoginStart:
 
     redirect_url: str
     browser_id: str
+    state: str = ""       # also kept in the LMS's storage when it offers one (lti/storage.py)
 
 
 def login_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
@@ -206,7 +208,8 @@ def start_login(store: Store, parameters: Mapping[str, Any], browser_id: str | N
     if "lti_message_hint" in fields:
         query["lti_message_hint"] = fields["lti_message_hint"]
     separator = "&" if "?" in platform.auth_login_url else "?"
-    return LoginStart(f"{platform.auth_login_url}{separator}{urlencode(query)}", browser_id)
+    return LoginStart(f"{platform.auth_login_url}{separator}{urlencode(query)}", browser_id,
+                      state)
 
 
 def _unknown_deployment(platform: Platform, deployment: str) -> str:
@@ -313,9 +316,12 @@ def _dict(value: Any) -> dict[str, Any]:
 
 def validate_launch(store: Store, keysets: KeySets, form: Mapping[str, Any],
                     browser_id: str | None, *, clock: Callable[[], float] = time.time,
-                    leeway: int = LEEWAY) -> Launch:
+                    leeway: int = LEEWAY, storage_checked: bool = False) -> Launch:
     """The launch the form (the platform's form_post) carries, validated fully; reads only.
-    LaunchRefused (CookiesBlocked when the browser kept no cookie) otherwise."""
+    LaunchRefused otherwise: CookiesBlocked when the browser kept no cookie, StorageCheck
+    when it kept none but the login put the state in the platform's storage.
+    ``storage_checked``: the tool's own page found the state there (routes.launch_checked),
+    which binds the launch to this browser in place of the cookie."""
     if form.get("error"):
         raise LaunchRefused(f"the LMS refused the launch: {_text(form.get('error'))} "
                             f"{_text(form.get('error_description'))}".strip(), status=400)
@@ -338,12 +344,21 @@ def validate_launch(store: Store, keysets: KeySets, form: Mapping[str, Any],
                             "the LMS again")
     platform = platform_by_id(store, int(row["platform"]))
     assert platform is not None              # a login's platform is never removed
-    if not browser_id:
+    if not browser_id and not storage_checked:
+        target = storage_target(json.loads(row["request"]).get("lti_storage_target"))
+        if target is not None:          # the platform keeps the state for us (see storage)
+            raise StorageCheck(target, origin(platform.auth_login_url), state, id_token)
+        # Why no link that logs in again: Canvas's and Moodle's lti_message_hint is good for
+        # one login, and neither authorizes a login without it, so only the LMS can start
+        # a fresh one (its link, opened in a new tab, where cookies are first-party).
         raise CookiesBlocked(
             "your browser did not keep this page's cookie inside the LMS's frame (it blocks "
-            "third-party cookies), so it cannot sign you in here",
-            retry_url="/lti/login?" + urlencode(json.loads(row["request"])))
-    if digest(browser_id) != row["browser_hash"]:
+            "third-party cookies), so it cannot sign you in here")
+    if storage_checked:
+        if storage_target(json.loads(row["request"]).get("lti_storage_target")) is None:
+            raise LaunchRefused("this launch's login did not use the LMS's storage: open the "
+                                "assignment in the LMS again")
+    elif digest(str(browser_id)) != row["browser_hash"]:
         raise LaunchRefused("the launch's state belongs to another browser: open the "
                             "assignment in the LMS again, in this browser")
     claims = _claims(id_token, lambda kid: keysets.get(platform.key_set_url, kid))

@@ -262,8 +262,8 @@ def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
             student, added = place_student(db, store, launch.platform.id, person, "launch")
         context = record_context(db, launch)
         record_member(db, context, launch.sub, student, launch.roles)
-    if origin and origin != "null":
-        add_frame_origin(store, launch.platform.id, origin)
+    if origin and launch.is_staff:       # a learner's Origin never frames the course
+        add_frame_origin(store, launch.platform.id, origin)   # (see add_frame_origin)
     return Admitted(student, added, grader_hash)
 
 

@@ -12,7 +12,9 @@ several deployments. A launch is bound to the platform and deployment it came fr
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
@@ -276,15 +278,89 @@ def record_first_deployment(store: Store, platform: Platform, deployment: str) -
     return none
 
 
-def add_frame_origin(store: Store, platform: int, seen: str) -> None:
-    """Remember ``seen`` (a launch's Origin) as a page the platform frames the tool in."""
+MAX_FRAME_ORIGINS = 20     # per platform: a school's domain or two, not a growing list
+_HOST = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}"
+                   r"[a-z0-9])?)*")
+
+
+def bare_origin(value: str, *, allow_http: bool) -> str | None:
+    """``value`` when it is a bare origin a CSP may name (lowercase ``https://host[:port]``;
+    ``http://`` only with ``allow_http``), else None. A host is letters, digits, dots and
+    hyphens, or an IP literal; nothing else passes (no spaces, semicolons, quotes,
+    wildcards, paths, user info), so that an origin can never add a directive to a CSP.
+
+    >>> bare_origin("https://School.Instructure.com", allow_http=False)
+    'https://school.instructure.com'
+    >>> bare_origin("https://[::1]:8443", allow_http=False)
+    'https://[::1]:8443'
+    >>> [bare_origin(bad, allow_http=True) for bad in ("* ; script-src-elem *", "https://*.x",
+    ...  "https://a.b/path", "http://a.b:99999", "https://u@a.b", "null", "javascript:x")]
+    [None, None, None, None, None, None, None]
+    >>> bare_origin("http://127.0.0.1:8000", allow_http=False) is None
+    True
+    """
+    if not isinstance(value, str) or len(value) > 300:
+        return None
+    found = re.fullmatch(r"(https?)://(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+)(?::([0-9]{1,5}))?",
+                         value)
+    if found is None:
+        return None
+    scheme, host, port = found.group(1), found.group(2).lower(), found.group(3)
+    if scheme == "http" and not allow_http:
+        return None
+    if port is not None and not 0 < int(port) < 65536:
+        return None
+    if host.startswith("["):
+        try:
+            ipaddress.IPv6Address(host[1:-1])
+        except ValueError:
+            return None
+    elif not _HOST.fullmatch(host):
+        return None
+    return f"{scheme}://{host}" + (f":{port}" if port is not None else "")
+
+
+def _allows_http(issuer: str) -> bool:
+    """A platform whose issuer is plain http is a test or campus LMS: its pages may be too.
+    A platform on https frames the tool only from https pages."""
+    return issuer.startswith("http://")
+
+
+def _valid_origins(stored: str, issuer: str) -> list[str]:
+    """The origins of a stored ``frame_origins`` column that are still bare origins (a row
+    written by an older version may hold anything a launch's Origin header said)."""
+    try:
+        values = json.loads(stored)
+    except ValueError:
+        return []
+    allow = _allows_http(issuer)
+    found = (bare_origin(one, allow_http=allow) for one in values
+             if isinstance(one, str)) if isinstance(values, list) else ()
+    return sorted({one for one in found if one is not None})
+
+
+def add_frame_origin(store: Store, platform: int, seen: str) -> bool:
+    """Remember ``seen`` (the Origin of a staff member's validated launch) as a page the
+    platform frames the tool in; False (nothing stored) unless it is a bare origin.
+
+    Who may add one: only a launch that validated (signed by the platform, its state bound
+    to this browser) by staff of the course (people.admit). A learner's launch never does:
+    the Origin header is the browser's, but a learner can replay their own launch with any
+    Origin, and an origin stored here lets that site frame every page of the course. Canvas
+    frames the tool from the school's domain, which the instructor's first launch records.
+    """
     with store.database.transaction() as db:
-        row = db.execute("SELECT frame_origins FROM lti_platforms WHERE id = ?",
+        row = db.execute("SELECT issuer, frame_origins FROM lti_platforms WHERE id = ?",
                          (platform,)).fetchone()
-        origins = set(json.loads(row["frame_origins"])) if row is not None else set()
-        if row is not None and seen not in origins:
-            db.execute("UPDATE lti_platforms SET frame_origins = ? WHERE id = ?",
-                       (json.dumps(sorted(origins | {seen})), platform))
+        if row is None:
+            return False
+        clean = bare_origin(seen, allow_http=_allows_http(row["issuer"]))
+        origins = _valid_origins(row["frame_origins"], row["issuer"])
+        if clean is None or clean in origins or len(origins) >= MAX_FRAME_ORIGINS:
+            return False
+        db.execute("UPDATE lti_platforms SET frame_origins = ? WHERE id = ?",
+                   (json.dumps(sorted({*origins, clean})), platform))
+    return True
 
 
 def _platforms(rows: Iterable[sqlite3.Row], store: Store) -> list[Platform]:
@@ -295,8 +371,8 @@ def _platforms(rows: Iterable[sqlite3.Row], store: Store) -> list[Platform]:
     return [Platform(int(row["id"]), row["issuer"], row["client_id"], row["auth_login_url"],
                      row["auth_token_url"], row["key_set_url"], row["name"],
                      tuple(deployments.get(int(row["id"]), ())),
-                     tuple(json.loads(row["frame_origins"])), row["added_at"],
-                     row["added_by"])
+                     tuple(_valid_origins(row["frame_origins"], row["issuer"])),
+                     row["added_at"], row["added_by"])
             for row in rows]
 
 
@@ -324,8 +400,9 @@ def find_platform(store: Store, issuer: str, client_id: str | None) -> Platform 
 
 
 def frame_origins(store: Store) -> list[str]:
-    """Every origin a registered platform may frame the page in."""
+    """Every origin a registered platform may frame the page in, each a bare origin checked
+    again here (see :func:`bare_origin`): only these reach the CSP."""
     seen: set[str] = set()
-    for row in store.database.query("SELECT frame_origins FROM lti_platforms"):
-        seen.update(json.loads(row["frame_origins"]))
+    for row in store.database.query("SELECT issuer, frame_origins FROM lti_platforms"):
+        seen.update(_valid_origins(row["frame_origins"], row["issuer"]))
     return sorted(seen)

@@ -4,7 +4,8 @@ tab, Dynamic Registration, and the instructor's LTI page.
     GET       /lti/jwks.json               the tool's public key set
     GET|POST  /lti/login                   OIDC login initiation (from the LMS)
     POST      /lti/launch                  the id_token launch (the redirect URL)
-    GET       /lti/enter/CODE              after a launch: the page, or "open it in a new tab"
+    POST      /lti/launch/checked          the launch again, once the LMS's storage vouched
+    GET|POST  /lti/enter/CODE              after a launch: the page, or "open it in a new tab"
     GET       /lti/register/CODE           Dynamic Registration (from the LMS)
     GET       /lti/close.js                tells the LMS the registration window may close
     GET       /instructor/lti              platforms, the tool's URLs, roster, grades outbox
@@ -14,6 +15,7 @@ tab, Dynamic Registration, and the instructor's LTI page.
 
 from __future__ import annotations
 
+import functools
 import logging
 import secrets
 from datetime import timedelta
@@ -28,11 +30,13 @@ from starlette.routing import Route
 from grader.service import auth, sessions
 from grader.service.lti import (addresses, ags, binding, embedding, nrps, outbox, platforms,
                                 registration)
-from grader.service.lti.errors import CookiesBlocked, LaunchRefused, LtiError, RegistrationError
+from grader.service.lti.errors import (CookiesBlocked, LaunchRefused, LtiError,
+                                       RegistrationError, StorageCheck)
 from grader.service.lti.launch import INSTRUCTOR_ACCESS, digest, start_login, validate_launch
 from grader.service.lti.people import Admitted, admit, links, token_hash_of, unlink
 from grader.service.lti.tool import Tool
-from grader.service.pages import render
+from grader.service.lti.storage import storage_key, storage_target
+from grader.service.pages import read_form, render
 from grader.service.storage import INSTRUCTOR
 from grader.service.times import format_time, now, utc_now
 
@@ -45,6 +49,7 @@ CLOSE_SCRIPT = ("(window.opener || window.parent).postMessage("
                 "{subject: 'org.imsglobal.lti.close'}, '*');\n")
 MAX_FORM = 64 * 1024
 NO_FRAME = "'none'"
+STORAGE_CHECKED = "ttt.lti.storage_checked"    # in the scope: launch_checked vouched for it
 
 
 def tool_of(request: Request) -> Tool:
@@ -67,12 +72,20 @@ def _secure(request: Request) -> bool:
 
 
 def _refused(request: Request, problem: LtiError) -> Response:
+    """The page of a refused login or launch, which any site may frame (see
+    embedding.framable_anywhere: it holds no action and nobody's data); or, for a launch
+    whose state the LMS keeps (StorageCheck), the page that asks the LMS for it."""
+    if isinstance(problem, StorageCheck):
+        return embedding.framable_anywhere(render(request, "lti_storage_get.html", {
+            "target": problem.target, "origin": problem.platform_origin,
+            "key": storage_key(problem.state), "value": problem.state,
+            "id_token": problem.id_token}))
     status = getattr(problem, "status", 400)
     blocked = isinstance(problem, CookiesBlocked)
     log.info("LTI refused (%s): %s", status, problem)
-    return render(request, "lti_error.html", {
+    return embedding.framable_anywhere(render(request, "lti_error.html", {
         "message": str(problem), "status": status, "blocked": blocked,
-        "retry_url": getattr(problem, "retry_url", None)}, status)
+        "retry_url": getattr(problem, "retry_url", None)}, status))
 
 
 async def _parameters(request: Request) -> dict[str, Any]:
@@ -100,7 +113,16 @@ async def login(request: Request) -> Response:
                                           request.cookies.get(BROWSER_COOKIE), launch_url)
     except LaunchRefused as problem:
         return _refused(request, problem)
-    response = RedirectResponse(started.redirect_url, status_code=302)
+    target = storage_target(parameters.get("lti_storage_target"))
+    if target is None:
+        response: Response = RedirectResponse(started.redirect_url, status_code=302)
+    else:       # keep the state in the LMS's storage too, then on (see lti/storage.py)
+        state = started.state
+        # Safe in any frame: it holds no action, and its one message goes to the LMS's
+        # origin only (see embedding.framable_anywhere).
+        response = embedding.framable_anywhere(render(request, "lti_storage_put.html", {
+            "target": target, "origin": platforms.origin(started.redirect_url),
+            "key": storage_key(state), "value": state, "next": started.redirect_url}))
     embedding.set_frame_cookie(response, BROWSER_COOKIE, started.browser_id,
                                secure=_secure(request), max_age=BROWSER_MAX_AGE)
     return response
@@ -137,8 +159,9 @@ async def launch(request: Request) -> Response:
     form = await request.form(max_files=0, max_fields=20, max_part_size=MAX_FORM)
     tool = await run_in_threadpool(tool_of, request)
     try:
-        found = await run_in_threadpool(validate_launch, state.store, tool.keysets, form,
-                                        request.cookies.get(BROWSER_COOKIE))
+        found = await run_in_threadpool(functools.partial(
+            validate_launch, storage_checked=bool(request.scope.get(STORAGE_CHECKED))),
+            state.store, tool.keysets, form, request.cookies.get(BROWSER_COOKIE))
         admitted = await run_in_threadpool(admit, state.store, found,
                                            request.headers.get("origin"))
         token_hash = await run_in_threadpool(token_hash_of, state.store, admitted)
@@ -162,9 +185,10 @@ async def launch(request: Request) -> Response:
     return response
 
 
-def _take_handoff(store: Any, code: str, token_hash: str | None) -> Any:
+def _take_handoff(store: Any, code: str, token_hash: str | None, *,
+                  peek: bool = False) -> Any:
     """The hand-off ``code`` names, marked used (only if its token is ``token_hash``, when
-    given); None when it is unknown, used or too old."""
+    given; ``peek``: not marked); None when it is unknown, used or too old."""
     since = format_time(now() - timedelta(seconds=HANDOFF_SECONDS))
     with store.database.transaction() as db:
         row = db.execute("SELECT * FROM lti_handoffs WHERE code_hash = ? AND used_at IS NULL "
@@ -172,14 +196,35 @@ def _take_handoff(store: Any, code: str, token_hash: str | None) -> Any:
         if row is None or (token_hash is not None and
                            not auth.same(row["token_hash"], token_hash)):
             return None
-        db.execute("UPDATE lti_handoffs SET used_at = ? WHERE code_hash = ?",
-                   (utc_now(), row["code_hash"]))
+        if not peek:
+            db.execute("UPDATE lti_handoffs SET used_at = ? WHERE code_hash = ?",
+                       (utc_now(), row["code_hash"]))
         return row
+
+
+def _who(store: Any, token_hash: str) -> str | None:
+    """How a page names whom ``token_hash`` signs in; None when it signs in nobody now."""
+    identity = store.identify_hash(token_hash)
+    if identity is None:
+        return None
+    if identity.is_instructor:
+        return "the instructor"
+    student = store.student(identity.student)
+    return f"{student.name} ({identity.student})" if student and student.name \
+        else identity.student
+
+
+USED = ("this sign-in from the LMS was used already or is too old: open the assignment in "
+        "the LMS again")
 
 
 async def enter(request: Request) -> Response:
     """After a launch: the person's page when the browser kept the session's cookie; else
-    say so, with a link that opens the page in a new tab (where cookies are first-party)."""
+    say so, with a link that opens the page in a new tab (where cookies are first-party).
+
+    In the new tab (``?tab=1``) a browser signed in as someone else is asked first, as
+    ``/s/TOKEN`` asks (signin.py): another site can make a browser open any link, and a GET
+    that replaced the session would send the next hand-in to another person's account."""
     state = request.app.state
     code = request.path_params["code"]
     session = sessions.current(request)
@@ -188,21 +233,63 @@ async def enter(request: Request) -> Response:
         if row is not None:
             return RedirectResponse(row["home"], status_code=303)
     if request.query_params.get("tab") == "1":
-        row = await run_in_threadpool(_take_handoff, state.store, code, None)
-        if row is None:
-            return _refused(request, LaunchRefused(
-                "this sign-in from the LMS was used already or is too old: open the "
-                "assignment in the LMS again", status=403))
         if session is not None:
-            await run_in_threadpool(state.sessions.end, session.id)
-        fresh = await run_in_threadpool(state.sessions.start, row["token_hash"])
-        response = RedirectResponse(row["home"], status_code=303)
-        sessions.set_cookie(response, fresh, _secure(request))
-        return response
+            now_name = await run_in_threadpool(_who, state.store, session.token_hash)
+            row = await run_in_threadpool(functools.partial(_take_handoff, peek=True),
+                                          state.store, code, None)
+            if row is None:
+                return _refused(request, LaunchRefused(USED, status=403))
+            if now_name is not None:
+                link_name = await run_in_threadpool(_who, state.store, row["token_hash"])
+                return render(request, "lti_switch.html", {
+                    "now_name": now_name, "link_name": link_name or "someone else",
+                    "code": code, "home": "/instructor" if now_name == "the instructor"
+                    else "/"})
+        return await _enter_new_tab(request, code)
     return render(request, "lti_error.html", {
         "message": "your browser blocks the cookies this page needs inside the LMS's frame "
                    "(third-party cookies), so you are not signed in here",
         "status": 200, "blocked": True, "retry_url": f"/lti/enter/{code}?tab=1"})
+
+
+async def enter_confirm(request: Request) -> Response:
+    """``POST /lti/enter/CODE`` from the page that asked (with its CSRF token): the browser's
+    session is replaced by the launch's."""
+    form = await read_form(request)
+    auth.require_csrf(request, form)      # only the page the server showed can say yes
+    return await _enter_new_tab(request, request.path_params["code"])
+
+
+async def _enter_new_tab(request: Request, code: str) -> Response:
+    state = request.app.state
+    row = await run_in_threadpool(_take_handoff, state.store, code, None)
+    if row is None:
+        return _refused(request, LaunchRefused(USED, status=403))
+    session = sessions.current(request)
+    if session is not None:
+        await run_in_threadpool(state.sessions.end, session.id)
+    fresh = await run_in_threadpool(state.sessions.start, row["token_hash"])
+    response = RedirectResponse(row["home"], status_code=303)
+    sessions.set_cookie(response, fresh, _secure(request))
+    return response
+
+
+async def launch_checked(request: Request) -> Response:
+    """``POST /lti/launch/checked``: the launch again, from the tool's own page
+    (lti_storage_get.html) once the LMS's storage gave back its state (lti/storage.py).
+    Only that page may post here: browsers send Origin with every cross-site POST, so
+    another site's form (an id_token of the attacker's own, to sign a victim in as them)
+    says its own origin and is refused; the check cannot be skipped."""
+    # A browser says where a POST came from in Sec-Fetch-Site (which no page can set);
+    # one too old for it says Origin (the page has Referrer-Policy same-origin for this).
+    site = request.headers.get("sec-fetch-site")
+    own = platforms.origin(base_url(request))
+    if not (site == "same-origin" or (site is None and request.headers.get("origin") == own)):
+        return _refused(request, LaunchRefused(
+            "this address completes a launch from the tool's own page only: open the "
+            "assignment in the LMS again", status=403))
+    request.scope[STORAGE_CHECKED] = True
+    return await launch(request)
 
 
 # --- Dynamic Registration --------------------------------------------------------------------
@@ -364,7 +451,9 @@ routes = [
     Route("/lti/jwks.json", jwks, methods=["GET"], name="lti_jwks"),
     Route("/lti/login", login, methods=["GET", "POST"], name="lti_login"),
     Route("/lti/launch", launch, methods=["POST"], name="lti_launch"),
+    Route("/lti/launch/checked", launch_checked, methods=["POST"], name="lti_launch_checked"),
     Route("/lti/enter/{code}", enter, methods=["GET"], name="lti_enter"),
+    Route("/lti/enter/{code}", enter_confirm, methods=["POST"], name="lti_enter_confirm"),
     Route("/lti/register/{code}", register, methods=["GET"], name="lti_register"),
     Route("/lti/close.js", close_script, methods=["GET"], name="lti_close_script"),
     Route("/instructor/lti", instructor_page, methods=["GET"], name="lti_instructor_page"),
