@@ -209,3 +209,14 @@ def test_a_course_of_version_6_keeps_its_tas_rows_but_they_grade_only_after_a_la
         assert store.identify_hash("HASH") is None
     finally:
         store.close()
+
+
+def test_a_ta_who_left_the_lms_course_is_no_longer_a_grader_after_a_roster_sync(tool,
+                                                                                 platform):
+    with ta_browser(tool, platform) as barbara, instructor_browser(tool, platform) as alan:
+        platform.users["barbara"].status = "Inactive"     # NRPS: her enrolment ended
+        page = alan.get(tool.url + "/instructor/lti")
+        synced = alan.post(tool.url + "/instructor/lti/sync", data={"csrf": csrf_of(page)})
+        assert synced.status_code == 200
+        assert barbara.get(tool.url + "/instructor").status_code == 401
+        assert "Barbara" not in graders_section(alan.get(tool.url + "/instructor/lti"))

@@ -12,8 +12,9 @@ their sessions keep). :meth:`Store.identify_hash` resolves the row to a grader o
 - the course stays bound to the LMS course it launched from. Re-binding or forgetting the
   binding ends the sessions of every grader of another LMS course; a TA of the newly bound
   course becomes a grader again by launching from it;
-- the LMS still says TA: a later launch with another role (Learner, Instructor) deletes the
-  row (not a removed one: that stays the instructor's decision) and ends its sessions.
+- the LMS still says TA: a later launch with another role (Learner, Instructor), or a roster
+  sync that lists them with another role or as gone from the LMS course, deletes the row
+  (not a removed one: that stays the instructor's decision) and ends its sessions.
 
 Every removal, restoration and drop is kept in the course's change log (kind "lti_staff").
 
@@ -83,15 +84,22 @@ def drop(db: sqlite3.Connection, launch: Launch) -> bool:
     """A launch by someone the LMS no longer calls a TA (a Learner, an Instructor): their
     grader row goes and its sessions end (a removed row stays: the instructor's decision).
     True when there was one. Call it inside the launch's transaction."""
+    return drop_user(db, launch.platform.id, launch.sub,
+                     f"the LMS (a launch with the roles {' '.join(launch.roles) or 'none'})")
+
+
+def drop_user(db: sqlite3.Connection, platform: int, sub: str, why: str) -> bool:
+    """The LMS says (platform, sub) is no longer a TA of the bound course (``why``: who
+    said so, for the change log): as :func:`drop`. The roster sync calls it for a TA who
+    left the LMS course or has another role there."""
     row = db.execute("SELECT * FROM lti_staff WHERE platform = ? AND sub = ? AND "
-                     "removed_at IS NULL", (launch.platform.id, launch.sub)).fetchone()
+                     "removed_at IS NULL", (platform, sub)).fetchone()
     if row is None:
         return False
     _end_sessions(db, row["token_hash"])
-    db.execute("DELETE FROM lti_staff WHERE platform = ? AND sub = ?",
-               (launch.platform.id, launch.sub))
-    _log(db, f"the LMS (a launch with the roles {' '.join(launch.roles) or 'none'})", row,
-         {"name": row["name"], "role": row["role"], "added_at": row["added_at"]}, None)
+    db.execute("DELETE FROM lti_staff WHERE platform = ? AND sub = ?", (platform, sub))
+    _log(db, why, row, {"name": row["name"], "role": row["role"],
+                        "added_at": row["added_at"]}, None)
     return True
 
 
