@@ -253,6 +253,18 @@ CREATE TABLE IF NOT EXISTS lti_staff (
 """
 
 
+# Version 7: a TA is a grader under the instructor's say and the course's binding
+# (grader.service.lti.staff): the LMS course of their latest launch (they grade only while the
+# course is bound to it) and the instructor's removal (when, by whom: it sticks until restored).
+def _add_staff_course_and_removal(db: sqlite3.Connection) -> None:
+    columns = {row["name"] for row in db.execute("PRAGMA table_info(lti_staff)")}
+    for column, kind in (("deployment_id", "TEXT NOT NULL DEFAULT ''"),
+                         ("context_id", "TEXT NOT NULL DEFAULT ''"),
+                         ("removed_at", "TEXT"), ("removed_by", "TEXT")):
+        if column not in columns:
+            db.execute(f"ALTER TABLE lti_staff ADD COLUMN {column} {kind}")
+
+
 def _add_link_how(db: sqlite3.Connection) -> None:
     columns = {row["name"] for row in db.execute("PRAGMA table_info(lti_users)")}
     if "how" not in columns:
@@ -287,6 +299,8 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[sqlite3.Connection], None]], ...] = 
      _statements(_QUEUE_INDEXES)),
     (6, "LTI identity: how each LMS user was linked to a student; the LMS's TAs (lti_staff)",
      lambda db: (_add_link_how(db), _statements(_LTI_IDENTITY)(db))),
+    (7, "LTI graders: the LMS course of a TA's latest launch; the instructor's removal",
+     _add_staff_course_and_removal),
 )
 VERSION = MIGRATIONS[-1][0]
 
@@ -311,7 +325,7 @@ def migrate(database: Database) -> list[int]:
     >>> import tempfile, pathlib
     >>> database = Database(pathlib.Path(tempfile.mkdtemp()) / "course.sqlite3")
     >>> migrate(database), migrate(database)
-    ([1, 2, 3, 4, 5, 6], [])
+    ([1, 2, 3, 4, 5, 6, 7], [])
     """
     have = stored_version(database)
     if have > VERSION:

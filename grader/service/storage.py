@@ -15,6 +15,7 @@ committed (and synced) before :meth:`Store.add_submission` returns: what the pag
 from __future__ import annotations
 
 import hashlib
+import json
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -30,6 +31,7 @@ MAX_ATTEMPTS = 2            # a grading run that fails is run once more, then "e
 MAX_RECOVERIES = 3          # starts of one submission (server restarts included) before "error"
 INSTRUCTOR = "instructor"   # the student_id of the instructor's row in --links
 GRADER = "grader"           # an LMS's TA: the grading pages (a row of lti_staff)
+LTI_BINDING_SETTING = "lti_binding"     # the LMS course the course is bound to (JSON)
 STATUSES = ("queued", "running", "done", "error")
 
 # What a row of submissions is, without its bytes (pages list many; the file is fetched alone).
@@ -335,13 +337,25 @@ class Store:
                         (token_hash,))
         if row is not None:
             return Identity("student", row["id"])
-        staff = self._one("SELECT s.role, s.name, s.sub, p.issuer FROM lti_staff s JOIN "
-                          "lti_platforms p ON p.id = s.platform WHERE s.token_hash = ?",
+        staff = self._one("SELECT s.role, s.name, s.sub, s.platform, s.deployment_id, "
+                          "s.context_id, p.issuer FROM lti_staff s JOIN lti_platforms p ON "
+                          "p.id = s.platform WHERE s.token_hash = ? AND s.removed_at IS NULL",
                           (token_hash,))
-        if staff is None:
+        if staff is None or not self._bound_to(staff["platform"], staff["deployment_id"],
+                                               staff["context_id"]):
             return None
         return Identity(staff["role"], None, f"{staff['name'] or 'TA'} (TA, LMS user "
                                             f"{staff['sub']} of {staff['issuer']})")
+
+    def _bound_to(self, platform: int, deployment_id: str, context_id: str) -> bool:
+        """The course is bound to this LMS course (grader.service.lti.binding's setting): a
+        TA grades only while it is bound to the course they launched from."""
+        text = self.get_setting(LTI_BINDING_SETTING)
+        if not text:
+            return False
+        bound = json.loads(text)
+        return (bound.get("platform"), bound.get("deployment_id"), bound.get("context_id")) \
+            == (platform, deployment_id, context_id)
 
     # --- submissions ----------------------------------------------------------------------
 

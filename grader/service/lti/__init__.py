@@ -8,6 +8,7 @@ grades synced with the LMS. One more room beside the pages (DESIGN.md):
     launch        the OIDC login and the id_token launch, validated
     binding       the one LMS course the course is bound to (its first instructor launch)
     people        who an LMS user is on the roster (linked once); what a launch records
+    staff         the course's TAs as graders (listed, removed, restored by the instructor)
     embedding     the page inside the LMS's frame (frame-ancestors, cookies)
     storage       launches without cookies (the LMS's postMessage storage)
     nrps          the roster from the LMS (Names and Role Provisioning)

@@ -1,7 +1,8 @@
 """The one LMS course (platform, deployment, context id) this course is bound to.
 
 The first launch by an instructor (a context Instructor or an Administrator) binds it; the
-instructor's LTI page shows the binding and can change it. A launch from any other LMS
+instructor's LTI page shows the binding and can change it; a change ends the sessions of
+the TAs of any other LMS course (:mod:`grader.service.lti.staff`). A launch from any other LMS
 course, by anyone, is refused with a page that says which course this one is bound to; a
 learner's launch before any binding is refused too (a learner cannot choose the course: the
 instructor opens the tool from the LMS course first). The binding is a setting (JSON under
@@ -17,13 +18,14 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
+from grader.service.lti import staff
 from grader.service.lti.errors import LaunchRefused
 from grader.service.lti.launch import INSTRUCTOR_ACCESS, Launch
 from grader.service.lti.platforms import platform_by_id
-from grader.service.storage import Store
+from grader.service.storage import LTI_BINDING_SETTING, Store
 from grader.service.times import utc_now
 
-SETTING = "lti_binding"
+SETTING = LTI_BINDING_SETTING      # Store.identify_hash reads it too (a TA's course)
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,8 @@ def current(store: Store) -> Binding | None:
 
 def bind(store: Store, binding: Binding, who: str) -> Binding:
     """Bind the course to ``binding``'s LMS course (replacing any binding): the stored one.
-    ValueError when its platform is not registered or a field is empty."""
+    The sessions of the TAs of any other LMS course end (they grade only while the course is
+    bound to theirs). ValueError when its platform is not registered or a field is empty."""
     if platform_by_id(store, binding.platform) is None:
         raise ValueError("choose a registered platform")
     if not binding.deployment_id.strip() or not binding.context_id.strip():
@@ -74,13 +77,19 @@ def bind(store: Store, binding: Binding, who: str) -> Binding:
                          "shows those of each LMS course that launched the tool)")
     stored = Binding(binding.platform, binding.deployment_id.strip(),
                      binding.context_id.strip(), binding.title, utc_now(), who)
-    store.set_setting(SETTING, json.dumps(asdict(stored)))
+    with store.database.transaction():
+        store.set_setting(SETTING, json.dumps(asdict(stored)))
+        staff.end_sessions_outside(store, stored.platform, stored.deployment_id,
+                                   stored.context_id)
     return stored
 
 
 def unbind(store: Store) -> None:
-    """Forget the binding: the next instructor launch binds the course again."""
-    store.set_setting(SETTING, None)
+    """Forget the binding: the next instructor launch binds the course again. Every TA's
+    sessions end (a TA grades only while the course is bound to their LMS course)."""
+    with store.database.transaction():
+        store.set_setting(SETTING, None)
+        staff.end_sessions_outside(store)
 
 
 def check(store: Store, launch: Launch) -> Binding:

@@ -14,9 +14,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from grader.service.lti import binding
+from grader.service.lti import binding, staff
 from grader.service.lti.errors import PlatformError
-from grader.service.lti.launch import is_learner, is_staff, role_names
+from grader.service.lti.launch import GRADER_ACCESS, access, is_learner, is_staff, role_names
 from grader.service.lti.people import Person, match_student, place_student, record_member
 from grader.service.lti.platforms import platform_by_id
 from grader.service.storage import Store
@@ -127,6 +127,9 @@ def sync_context(store: Store, tool: Any, context: int) -> SyncResult:
                         (person.name and person.name != before["name"]) or
                         (person.email and person.email != before["email"])))
             record_member(db, context, person.sub, student, roles, status)
+            if status == "left" or access(roles) != GRADER_ACCESS:   # no TA (any more)
+                staff.drop_user(db, platform.id, person.sub, "the LMS (the roster says "
+                                f"{status}, roles {' '.join(roles) or 'none'})")
             left += status == "left" and (previous is None or previous["status"] != "left")
         gone = [r["sub"] for r in db.execute(
             "SELECT sub FROM lti_members WHERE context = ? AND status != 'left'", (context,))
@@ -134,6 +137,7 @@ def sync_context(store: Store, tool: Any, context: int) -> SyncResult:
         for sub in gone:
             db.execute("UPDATE lti_members SET status = 'left', left_at = ? WHERE context = ? "
                        "AND sub = ?", (utc_now(), context, sub))
+            staff.drop_user(db, platform.id, sub, "the LMS (no longer on the roster)")
         left += len(gone)
         db.execute("UPDATE lti_contexts SET synced_at = ? WHERE id = ?", (utc_now(), context))
     return SyncResult(context, title, len(members), added, updated, left)

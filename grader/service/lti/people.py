@@ -20,7 +20,8 @@ linked student's is added as a student of their own (the instructor sees both on
 page), never given the linked one's work.
 
 A context Instructor or an Administrator is the instructor; a TA signs in as a grader of
-their own (``lti_staff``: the grading pages, not the course's settings).
+their own (:mod:`grader.service.lti.staff`: the grading pages, not the course's settings;
+the instructor can remove one).
 
     with store.database.transaction() as db:
         student, added = place_student(db, store, platform_id, Person("u-42", "Ada", ...),
@@ -32,16 +33,14 @@ from __future__ import annotations
 
 import json
 import re
-import secrets
 import sqlite3
 from dataclasses import dataclass
 
-from grader.service import auth
-from grader.service.lti import binding
+from grader.service.lti import binding, staff
 from grader.service.lti.errors import LaunchRefused
 from grader.service.lti.launch import GRADER_ACCESS, INSTRUCTOR_ACCESS, Launch
 from grader.service.lti.platforms import add_frame_origin
-from grader.service.storage import GRADER, INSTRUCTOR, Store
+from grader.service.storage import INSTRUCTOR, Store
 from grader.service.times import utc_now
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -181,24 +180,6 @@ def unlink(store: Store, platform: int, sub: str, who: str) -> str | None:
         return str(row["student"])
 
 
-def _grader(db: sqlite3.Connection, launch: Launch) -> str:
-    """The token hash of the TA the launch names (made at their first launch)."""
-    row = db.execute("SELECT token_hash FROM lti_staff WHERE platform = ? AND sub = ?",
-                     (launch.platform.id, launch.sub)).fetchone()
-    moment = utc_now()
-    if row is not None:
-        db.execute("UPDATE lti_staff SET name = ?, seen_at = ? WHERE platform = ? AND sub = ?",
-                   (launch.name, moment, launch.platform.id, launch.sub))
-        return str(row["token_hash"])
-    # a random token nobody holds: the session keeps its hash, as it keeps a link's
-    token_hash = auth.hash_token(secrets.token_urlsafe(32))
-    db.execute("INSERT INTO lti_staff (platform, sub, role, name, token_hash, added_at, "
-               "seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-               (launch.platform.id, launch.sub, GRADER, launch.name, token_hash, moment,
-                moment))
-    return token_hash
-
-
 def record_context(db: sqlite3.Connection, launch: Launch) -> int:
     """The launch's LMS course (its services as the latest launch says): its row id."""
     db.execute("INSERT INTO lti_contexts (platform, deployment_id, context_id, title, "
@@ -252,8 +233,10 @@ def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
         added = False
         grader_hash = None
         if launch.access == GRADER_ACCESS:
-            grader_hash = _grader(db, launch)
-        elif launch.access != INSTRUCTOR_ACCESS:
+            grader_hash = staff.enter(db, launch)
+        else:                           # the LMS no longer says TA: no grader of their own
+            staff.drop(db, launch)
+        if launch.access not in (GRADER_ACCESS, INSTRUCTOR_ACCESS):
             person = Person(launch.sub, launch.name, launch.email, launch.sourcedid)
             matched = match_student(db, launch.platform.id, person)
             if matched is not None and _revoked(db, matched):

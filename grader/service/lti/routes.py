@@ -10,7 +10,8 @@ tab, Dynamic Registration, and the instructor's LTI page.
     GET       /lti/close.js                tells the LMS the registration window may close
     GET       /instructor/lti              platforms, the tool's URLs, roster, grades outbox
     POST      /instructor/lti/ACTION       sync, resend, choice, deployment, new-code,
-                                           bind, unbind, unlink
+                                           bind, unbind, unlink, remove-grader,
+                                           restore-grader
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from starlette.routing import Route
 
 from grader.service import auth, sessions
 from grader.service.lti import (addresses, ags, binding, embedding, nrps, outbox, platforms,
-                                registration)
+                                registration, staff)
 from grader.service.lti.errors import (CookiesBlocked, LaunchRefused, LtiError,
                                        RegistrationError, StorageCheck)
 from grader.service.lti.launch import INSTRUCTOR_ACCESS, digest, start_login, validate_launch
@@ -340,6 +341,7 @@ def page_context(request: Request) -> dict[str, Any]:
             "SELECT DISTINCT m.student, m.left_at, s.name FROM lti_members m JOIN students s ON "
             "s.id = m.student WHERE m.status = 'left' ORDER BY m.student")],
         "binding": binding.current(store), "links": links(store),
+        "graders": staff.graders(store),
         "counts": outbox.counts(store), "waiting": outbox.rows(store),
         "choice": ags.grade_choice(store), "outcomes": [], "problem": None}
 
@@ -389,11 +391,12 @@ async def instructor_action(request: Request) -> Response:
     elif action == "bind":
         problem = await run_in_threadpool(_bind, store, form)
         outcomes = [] if problem else ["the course is bound to that LMS course: launches "
-                                       "from any other are refused"]
+                                       "from any other are refused, and its TAs' sessions "
+                                       "ended"]
     elif action == "unbind":
         await run_in_threadpool(binding.unbind, store)
         outcomes = ["the course is bound to no LMS course: the next instructor launch binds "
-                    "it (learners are refused until then)"]
+                    "it (learners are refused until then; the TAs' sessions ended)"]
     elif action == "unlink":
         number, sub = str(form.get("platform") or ""), str(form.get("sub") or "")
         student = await run_in_threadpool(unlink, store, int(number), sub, INSTRUCTOR) \
@@ -404,6 +407,8 @@ async def instructor_action(request: Request) -> Response:
             log.info("the instructor undid the link of %s to LMS user %s", student, sub)
             outcomes = [f"{student} is no longer linked to LMS user {sub}: that user's next "
                         "launch links them again by SIS id or email, or adds them"]
+    elif action in ("remove-grader", "restore-grader"):
+        problem, outcomes = await run_in_threadpool(_grader_action, store, action, form)
     else:
         return render(request, "error.html", {"status": 404, "message": "there is no such page",
                                               "error_id": None}, 404)
@@ -433,6 +438,27 @@ def _bind(store: Any, form: Any) -> str | None:
     except ValueError as problem:
         return str(problem)
     return None
+
+
+def _grader_action(store: Any, action: str, form: Any) -> tuple[str | None, list[str]]:
+    """The graders' forms (``platform``, ``sub``): remove one (their sessions end now, their
+    launches are refused) or restore one. (problem, outcomes)."""
+    number, sub = str(form.get("platform") or ""), str(form.get("sub") or "")
+    if not number.isdigit() or not sub:
+        return "choose a grader of the list", []
+    if action == "remove-grader":
+        name = staff.remove(store, int(number), sub, INSTRUCTOR)
+        if name is None:
+            return "there is no such grader (removed already?)", []
+        log.info("the instructor removed the grader %s (LMS user %s)", name, sub)
+        return None, [f"{name} is no longer a grader: their sessions ended, and their "
+                      "launches are refused until you restore them"]
+    name = staff.restore(store, int(number), sub, INSTRUCTOR)
+    if name is None:
+        return "there is no such removed grader (restored already?)", []
+    log.info("the instructor restored the grader %s (LMS user %s)", name, sub)
+    return None, [f"{name} is a grader again from their next launch (as long as the LMS "
+                  "says they are a TA of the bound course)"]
 
 
 def _add_deployment(store: Any, form: Any) -> str | None:
