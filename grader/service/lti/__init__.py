@@ -3,6 +3,7 @@ grades synced with the LMS. One more room beside the pages (DESIGN.md):
 
     platforms     registration and storage of platforms and deployments (--lti-platform)
     registration  LTI Dynamic Registration (the URL pasted into the LMS)
+    addresses     every URL the tool calls checked: parsed origins, public addresses only
     tool_keys     the tool's own RSA key (DATA/lti-tool-key.json, 0600) and its key set
     keysets       the platforms' key sets, fetched and cached
     launch        the OIDC login and the id_token launch, validated
