@@ -396,8 +396,10 @@ def _describe(settings: Any, args: argparse.Namespace, decided: str) -> None:
 
 
 def _configure_logging(quiet: bool) -> None:
+    from grader.service.logtext import one_line_logs
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    one_line_logs()         # a value from outside cannot start a log line of its own
 
 
 def _run(application: Any, listener: socket.socket, args: argparse.Namespace) -> int:

@@ -253,7 +253,10 @@ class PageProtocol(H11Protocol):
                   self.body_timeout, self.client)
         if not cycle.response_started:
             self.transport.write(TIMED_OUT)
-            cycle.response_started = cycle.response_complete = True   # the app's answer: none
+        # The application, waiting for the body, hears that the client left (Starlette's
+        # ClientDisconnect); whatever it answers is dropped, as for a client that went away.
+        cycle.disconnected = True
+        cycle.message_event.set()
         self.transport.close()
 
     def _waiting_for_head(self) -> bool:

@@ -30,6 +30,7 @@ from grader.service.lti.errors import CookiesBlocked, LaunchRefused, LtiError, R
 from grader.service.lti.launch import digest, start_login, validate_launch
 from grader.service.lti.people import Admitted, admit, token_hash_of
 from grader.service.lti.tool import Tool
+from grader.service.logtext import printable
 from grader.service.pages import render
 from grader.service.storage import INSTRUCTOR
 from grader.service.times import format_time, now, utc_now
@@ -42,6 +43,7 @@ HANDOFF_SECONDS = 300          # a launch's hand-off to a new tab is good for fi
 CLOSE_SCRIPT = ("(window.opener || window.parent).postMessage("
                 "{subject: 'org.imsglobal.lti.close'}, '*');\n")
 MAX_FORM = 64 * 1024
+MAX_LOGIN_PART = 8 * 1024      # a login field: at most launch.MAX_LOGIN_FIELD is taken
 
 
 def tool_of(request: Request) -> Tool:
@@ -64,16 +66,18 @@ def _secure(request: Request) -> bool:
 def _refused(request: Request, problem: LtiError) -> Response:
     status = getattr(problem, "status", 400)
     blocked = isinstance(problem, CookiesBlocked)
-    log.info("LTI refused (%s): %s", status, problem)
+    log.info("LTI refused (%s): %s", status, printable(problem))   # it quotes the LMS
     return render(request, "lti_error.html", {
         "message": str(problem), "status": status, "blocked": blocked,
         "retry_url": getattr(problem, "retry_url", None)}, status)
 
 
 async def _parameters(request: Request) -> dict[str, Any]:
+    """The login's query and form fields: no file, each field a few KB at most (longer ones
+    are refused by launch.login_parameters with a page that says so)."""
     values: dict[str, Any] = dict(request.query_params)
     if request.method == "POST":
-        form = await request.form(max_files=0, max_fields=30, max_part_size=MAX_FORM)
+        form = await request.form(max_files=0, max_fields=30, max_part_size=MAX_LOGIN_PART)
         values.update({key: value for key, value in form.items() if isinstance(value, str)})
     return values
 
