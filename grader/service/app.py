@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 import jinja2
+import markupsafe
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
@@ -46,6 +47,7 @@ from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_
 from grader.service.queue import GradingQueue
 from grader.service.settings import ServiceSettings
 from grader.service.storage import Store
+from grader.suite.table import without_bidi
 
 __all__ = ["CSP", "ServiceSettings", "create_app", "open_store"]
 
@@ -208,6 +210,19 @@ async def _unexpected(request: Request, problem: Exception) -> Response:
 
 # --- the application ---------------------------------------------------------------------
 
+def shown(value: Any) -> Any:
+    """What a page shows of ``{{ value }}``: text without bidirectional controls (a name
+    with U+202E would show reversed, as someone else's), the rest as it is (the templates'
+    ``finalize``; escaping comes after).
+
+    >>> shown("Ada \u202egnp.exe"), shown(3)
+    ('Ada gnp.exe', 3)
+    """
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(without_bidi(str(value)))
+    return without_bidi(value) if isinstance(value, str) else value
+
+
 def create_app(settings: ServiceSettings, store: Store | None = None,
                queue: GradingQueue | None = None) -> Starlette:
     """The application; the grading threads start and stop with it (its lifespan)."""
@@ -215,7 +230,8 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
     queue = queue or GradingQueue(store, settings.data, settings.queue)
     queue.graded.append(lambda student: lti.grade_changed(store, student))
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
-                                     autoescape=True, undefined=jinja2.StrictUndefined)
+                                     autoescape=True, undefined=jinja2.StrictUndefined,
+                                     finalize=shown)
     templates = Jinja2Templates(env=environment, context_processors=[base_context])
 
     @contextlib.asynccontextmanager
