@@ -249,7 +249,8 @@ def page_context(request: Request) -> dict[str, Any]:
             "SELECT DISTINCT m.student, m.left_at, s.name FROM lti_members m JOIN students s ON "
             "s.id = m.student WHERE m.status = 'left' ORDER BY m.student")],
         "counts": outbox.counts(store), "waiting": outbox.rows(store),
-        "choice": ags.grade_choice(store), "outcomes": [], "problem": None}
+        "choice": ags.grade_choice(store), "outcomes": [], "problem": None,
+        "http_warning": platforms.plain_http_warning(base_url(request))}
 
 
 async def instructor_page(request: Request) -> Response:
