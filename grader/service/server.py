@@ -19,13 +19,16 @@ Two things uvicorn does not do by itself here, both in the connection's protocol
   body within ``body_timeout`` seconds (30: a 1 MB hand-in at 35 KB/s), else it is answered
   408 and closed. Before, a body trickled a byte a second held its connection (and its file
   descriptor) for as long as the client liked: 400 of them starved the others.
-- **A cap on open connections.** Past ``max_connections`` (half the process's file limit,
-  at most 1000), or past half of them from one address (not the loopback: a reverse proxy
-  on this machine carries every client), a connection's request is answered 503 with
-  ``Retry-After`` and the connection closed; it gets a short head deadline meanwhile. So
-  the server keeps file descriptors for its database and its grading runs, and one client
-  cannot take every connection. (uvicorn's ``limit_concurrency`` does the same but logs a
-  warning per request: a flood of them is a flood of log lines.)
+- **A cap on open connections.** At ``max_connections`` (half the process's file limit, at
+  most 1000), a new connection takes the place of the one that has waited longest (over
+  ``GIVE_WAY_AFTER`` seconds) on its client: idle, or sending its head or body slowly; it
+  is closed (408 if its body was coming). With none such, or past half of the connections
+  from one address (not the loopback: a reverse proxy on this machine carries every
+  client), the new connection's request is answered 503 and it is closed; it gets a short
+  head deadline meanwhile. So the server keeps file descriptors for its database and its
+  grading runs, slow connections cannot keep a quick one out, and one client cannot take
+  every connection. (uvicorn's ``limit_concurrency`` refuses the newcomer instead, and logs
+  a warning per request: a flood of them is a flood of log lines.)
 - **Out of file descriptors, said once a minute.** asyncio logs a traceback each time
   ``accept`` fails with EMFILE, and every request that then fails logs one more: the log
   grew 50 MB. Such records pass once per ``LOG_INTERVAL`` with a count of the others.
@@ -65,6 +68,7 @@ KEEP_ALIVE_TIMEOUT = 15
 GRACEFUL_SHUTDOWN_SECONDS = 20   # requests under way at a stop may finish in this time
 BODY_TIMEOUT = 30.0              # seconds a request has, after its head, to send its body
 BUSY_HEADER_TIMEOUT = 1.0        # the head deadline of a connection that will be refused
+GIVE_WAY_AFTER = 1.0             # at the cap, a connection waiting this long may be closed
 MAX_CONNECTIONS = 1000           # never more open connections than this (nor half the files)
 LOG_INTERVAL = 60.0              # "out of file descriptors" is logged once in this time
 TIMED_OUT = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
@@ -180,10 +184,12 @@ class PageProtocol(H11Protocol):
         self._head_deadline: asyncio.TimerHandle | None = None
         self._body_deadline: asyncio.TimerHandle | None = None
         self._body_cycle: Any = None
+        self.waiting_since: float | None = None   # waiting on the client (None: on the app)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         set_nodelay(transport.get_extra_info("socket"))
+        self.waiting_since = self.loop.time()
         why = self._over_cap()
         if why:
             # uvicorn reads the head, then this connection's app answers 503 and closes it;
@@ -210,6 +216,11 @@ class PageProtocol(H11Protocol):
             self._arm_body_deadline()            # a head just ended: its body has its time
         elif not self.cycle.more_body:
             self._cancel_body_deadline()
+            self.waiting_since = None            # the whole request is in: the app's turn
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self.waiting_since = self.loop.time()     # idle until the next request
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._cancel_head_deadline()
@@ -217,17 +228,44 @@ class PageProtocol(H11Protocol):
         super().connection_lost(exc)
 
     def _over_cap(self) -> str:
-        """Why this new connection is one too many ("" when it is not)."""
-        if len(self.connections) > self.max_connections:
-            return f"{self.max_connections} connections are open (the server's most)"
+        """Why this new connection is one too many ("" when it is not, or when the slowest
+        connection gave way to it)."""
         host = self.client[0] if self.client else None
-        if host is None or is_loopback(host):
+        if host is not None and not is_loopback(host):
+            same = sum(1 for other in list(self.connections)
+                       if other.client and other.client[0] == host)
+            if same > self.max_connections // 2:
+                return f"{host} has {same - 1} connections open (half of the server's most)"
+        if len(self.connections) <= self.max_connections:
             return ""
-        same = sum(1 for other in list(self.connections)
-                   if other.client and other.client[0] == host)
-        if same > self.max_connections // 2:
-            return f"{host} has {same - 1} connections open (half of the server's most)"
+        slowest = self._slowest()
+        if slowest is None:
+            return (f"{self.max_connections} connections are open (the server's most), "
+                    "none of them waiting on its client")
+        slowest.give_way()
         return ""
+
+    def _slowest(self) -> "PageProtocol | None":
+        """The open connection that has waited longest on its client, if over GIVE_WAY_AFTER."""
+        oldest, found = self.loop.time() - GIVE_WAY_AFTER, None
+        for other in list(self.connections):
+            since = getattr(other, "waiting_since", None)
+            if other is not self and since is not None and since <= oldest and \
+                    not other.transport.is_closing():
+                oldest, found = since, other
+        return found
+
+    def give_way(self) -> None:
+        """Close this connection (waiting on its client) for a new one: a request whose body
+        was coming gets 408, and the application hears that the client left."""
+        self.waiting_since = None
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete:
+            if not cycle.response_started:
+                self.transport.write(TIMED_OUT)
+            cycle.disconnected = True
+            cycle.message_event.set()
+        self.transport.close()
 
     def _arm_body_deadline(self) -> None:
         self._cancel_body_deadline()
@@ -251,13 +289,9 @@ class PageProtocol(H11Protocol):
             return
         log.debug("closed a connection whose request body did not arrive within %g s (%s)",
                   self.body_timeout, self.client)
-        if not cycle.response_started:
-            self.transport.write(TIMED_OUT)
         # The application, waiting for the body, hears that the client left (Starlette's
         # ClientDisconnect); whatever it answers is dropped, as for a client that went away.
-        cycle.disconnected = True
-        cycle.message_event.set()
-        self.transport.close()
+        self.give_way()
 
     def _waiting_for_head(self) -> bool:
         """No request is being answered: what arrives is (part of) the next request's head."""

@@ -9,6 +9,7 @@ within a generous bound".
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import logging
 import socket
@@ -41,12 +42,24 @@ async def echo(request: Request) -> JSONResponse:
     return JSONResponse({"length": len(await request.body())})
 
 
+RELEASE = threading.Event()
+
+
+async def hold(request: Request) -> JSONResponse:
+    """Busy on the server's side (not waiting on its client) until the test says."""
+    for _ in range(int(CLOSED_WITHIN / 0.02)):
+        if RELEASE.is_set():
+            break
+        await asyncio.sleep(0.02)
+    return JSONResponse({"held": True})
+
+
 @pytest.fixture
 def served() -> Iterator[int]:
     """The port of the tiny application, served in a thread with a short body deadline, a
     long head deadline (the idle connections below stay open) and a cap of CAP connections."""
-    application = Starlette(routes=[Route("/ping", ping), Route("/echo", echo,
-                                                                methods=["POST"])])
+    application = Starlette(routes=[Route("/ping", ping), Route("/hold", hold),
+                                    Route("/echo", echo, methods=["POST"])])
     listener = socket.create_server(("127.0.0.1", 0))
     server = page_server.make_server(application, quiet=True, header_timeout=60.0,
                                      body_timeout=BODY_TIMEOUT, max_connections=CAP)
@@ -123,14 +136,19 @@ def test_a_body_sent_in_time_is_read_whole(served):
 def test_past_the_connection_cap_a_new_connection_gets_503_then_the_server_serves_again(
         served):
     port = served
-    idle = [connect(port) for _ in range(CAP)]         # they hold every connection
+    RELEASE.clear()
+    busy = [connect(port) for _ in range(CAP)]         # every connection, the server busy
+    for connection in busy:
+        connection.sendall(b"GET /hold HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     time.sleep(0.2)                                    # accepted by the server's loop
     try:
         with connect(port) as one_too_many:
             assert status_of(one_too_many) == b"HTTP/1.1 503 Service Unavailable"
             assert read_all(one_too_many) is not None   # and it is closed
     finally:
-        for connection in idle:
+        RELEASE.set()
+        for connection in busy:
+            assert status_of(connection, b"") == b"HTTP/1.1 200 OK"
             connection.close()
     give_up = time.monotonic() + CLOSED_WITHIN
     while True:                                        # the server sees the closes
@@ -140,6 +158,26 @@ def test_past_the_connection_cap_a_new_connection_gets_503_then_the_server_serve
             break
         time.sleep(0.1)
     assert status == b"HTTP/1.1 200 OK"
+
+
+def test_at_the_cap_the_connection_waiting_longest_on_its_client_gives_way(
+        served, monkeypatch):
+    port = served
+    monkeypatch.setattr(page_server, "GIVE_WAY_AFTER", 0.1)
+    slow = []
+    for _ in range(CAP):                               # every connection, each trickling
+        connection = connect(port)
+        connection.sendall(SLOW_POST + b"a")
+        slow.append(connection)
+        time.sleep(0.05)
+    time.sleep(0.3)
+    try:
+        with connect(port) as quick:                   # takes the place of the first one
+            assert status_of(quick) == b"HTTP/1.1 200 OK"
+        assert read_all(slow[0]).startswith(b"HTTP/1.1 408 Request Timeout")
+    finally:
+        for connection in slow:
+            connection.close()
 
 
 def test_the_cap_follows_the_file_limit():
