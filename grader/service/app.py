@@ -45,6 +45,7 @@ from grader.service.intake import show_size
 from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
                                   error_response, route_path)
 from grader.service.queue import GradingQueue
+from grader.service.server import Occasional
 from grader.service.settings import ServiceSettings
 from grader.service.storage import Store
 from grader.suite.table import without_bidi
@@ -188,11 +189,19 @@ async def _refused(request: Request, problem: Exception) -> Response:
     return error_response(request, problem.status, problem.message)
 
 
+CLIENTS_LEFT = Occasional(10.0)    # a flood of cut connections is one line in ten seconds
+
+
 async def _client_left(request: Request, problem: Exception) -> Response:
     """A client that closed its connection (or whose body came too slowly and was cut) before
-    its request ended: one line, no traceback (before: two, the handler's and uvicorn's)."""
-    log.info("%s %s: the client closed the connection before its request ended (%s)",
-             request.method, request.url.path, request.client.host if request.client else "?")
+    its request ended: one line, no traceback (before: two, the handler's and uvicorn's);
+    under a flood, one line every ten seconds with the count of the others."""
+    unsaid = CLIENTS_LEFT.due()
+    if unsaid is not None:
+        log.info("%s %s: the client closed the connection before its request ended (%s)%s",
+                 request.method, request.url.path,
+                 request.client.host if request.client else "?",
+                 f"; {unsaid} more since the last such line" if unsaid else "")
     return Response(status_code=400)                   # nobody is left to read it
 
 

@@ -25,7 +25,8 @@ Two things uvicorn does not do by itself here, both in the connection's protocol
   is closed (408 if its body was coming). With none such, or past half of the connections
   from one address (not the loopback: a reverse proxy on this machine carries every
   client), the new connection's request is answered 503 and it is closed; it gets a short
-  head deadline meanwhile. So the server keeps file descriptors for its database and its
+  head deadline meanwhile (half as many again past the cap are closed at once, unanswered).
+  So the server keeps file descriptors for its database and its
   grading runs, slow connections cannot keep a quick one out, and one client cannot take
   every connection. (uvicorn's ``limit_concurrency`` refuses the newcomer instead, and logs
   a warning per request: a flood of them is a flood of log lines.)
@@ -68,12 +69,29 @@ KEEP_ALIVE_TIMEOUT = 15
 GRACEFUL_SHUTDOWN_SECONDS = 20   # requests under way at a stop may finish in this time
 BODY_TIMEOUT = 30.0              # seconds a request has, after its head, to send its body
 BUSY_HEADER_TIMEOUT = 1.0        # the head deadline of a connection that will be refused
-GIVE_WAY_AFTER = 1.0             # at the cap, a connection waiting this long may be closed
+GIVE_WAY_AFTER = 0.25            # at the cap, a connection waiting this long may be closed
+WANTED_FILES = 8192              # the soft file limit the server raises itself to (if allowed)
 MAX_CONNECTIONS = 1000           # never more open connections than this (nor half the files)
 LOG_INTERVAL = 60.0              # "out of file descriptors" is logged once in this time
 TIMED_OUT = (b"HTTP/1.1 408 Request Timeout\r\ncontent-type: text/plain; charset=utf-8\r\n"
              b"connection: close\r\ncontent-length: 58\r\n\r\n"
              b"the request's body came too slowly: send it again, faster\n")
+
+
+def raise_file_limit(wanted: int = WANTED_FILES) -> int:
+    """Raise this process's soft limit on open files towards ``wanted`` as far as the hard
+    limit allows (systemd and most shells start services at a soft 1024 under a hard limit
+    of 4096 or more); the soft limit now.
+
+    >>> raise_file_limit(0) == resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    True
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
 
 
 def connection_cap(file_limit: int | None = None) -> int:
@@ -190,6 +208,12 @@ class PageProtocol(H11Protocol):
         super().connection_made(transport)
         set_nodelay(transport.get_extra_info("socket"))
         self.waiting_since = self.loop.time()
+        if len(self.connections) > self.max_connections * 3 // 2:
+            # Far past the cap (a flood of new connections, none able to give way): closed
+            # at once, so that the process never runs out of descriptors for accept itself.
+            self.waiting_since = None
+            self.transport.abort()
+            return
         why = self._over_cap()
         if why:
             # uvicorn reads the head, then this connection's app answers 503 and closes it;
@@ -384,6 +408,7 @@ def run(application: Any, listener: socket.socket, *, quiet: bool = False,
         header_timeout: float = HEADER_TIMEOUT) -> None:
     """Serve ``application`` on ``listener`` until SIGINT or SIGTERM (then stop cleanly)."""
     quiet_out_of_files()            # the service's own handlers (command's basicConfig)
+    raise_file_limit()              # before make_server: the connection cap follows it
     server = make_server(application, quiet=quiet, ssl_keyfile=ssl_keyfile,
                          ssl_certfile=ssl_certfile, header_timeout=header_timeout)
     try:

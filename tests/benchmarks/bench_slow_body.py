@@ -4,8 +4,9 @@
                                                [--trickle 1.0] [--nofile 1024] [--rate 20]
 
 Starts ``python -m grader serve`` on 127.0.0.1 (as the README says, with one student from a
-roster) under a file limit of ``--nofile`` descriptors (``ulimit -n``: 1024 is the common
-default), then:
+roster) under a hard file limit of ``--nofile`` descriptors (``ulimit -Hn``; soft and hard
+alike, as the server raises its soft limit up to the hard one: systemd starts services at a
+soft 1024 under a hard 524288), then:
 
 1. Baseline: a normal client asks for the student's history (``GET /api/submissions`` with
    the student's Bearer token, a database read) and the tool's key set
@@ -66,7 +67,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--trickle", type=float, default=1.0, metavar="SECONDS",
                         help="an attacker sends one byte every SECONDS (default 1)")
     parser.add_argument("--nofile", type=int, default=1024, metavar="N",
-                        help="the server's file limit, ulimit -n (default 1024)")
+                        help="the server's file limit, soft and hard (ulimit -n -H; default "
+                        "1024; the server raises its soft limit up to the hard one)")
     parser.add_argument("--rate", type=float, default=20.0,
                         help="the normal client's requests a second (default 20)")
     parser.add_argument("--baseline", type=float, default=10.0, metavar="SECONDS",
@@ -93,9 +95,9 @@ def start_server(folder: Path, nofile: int) -> tuple[subprocess.Popen, str, str]
     token = next(row["link"].rsplit("/", 1)[1] for row in csv.DictReader(links.splitlines())
                  if row["student_id"] == "probe")
 
-    def limit_files() -> None:
+    def limit_files() -> None:          # soft and hard: the server cannot raise it
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(nofile, hard), hard))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(nofile, hard), min(nofile, hard)))
 
     server = subprocess.Popen([*command, "--port", "0", "--jobs", "1"], cwd=PROJECT,
                               stdout=subprocess.PIPE, stderr=open(folder / "server.log", "ab"),

@@ -238,11 +238,9 @@ def test_an_upload_the_client_abandons_leaves_one_log_line_and_no_traceback(serv
         with connect(port) as connection:
             connection.sendall(head)
             time.sleep(0.5)                            # the server is reading the body
-    give_up = time.monotonic() + CLOSED_WITHIN
-    while server.log.read_text().count("closed the connection") < 2 and \
-            time.monotonic() < give_up:
-        time.sleep(0.1)
+    assert browser.get("/").status_code == 200         # the server serves on
+    server.stop()                                      # and has logged all it will
     log = server.log.read_text()
-    assert log.count("closed the connection before its request ended") == 2, log
-    assert "Traceback" not in log, log
-    assert browser.get("/").status_code == 200         # and the server serves on
+    # one line (a flood of them: one line in ten seconds, with the count of the others)
+    assert log.count("closed the connection before its request ended") == 1, log
+    assert "Traceback" not in log and "Exception in ASGI" not in log, log
