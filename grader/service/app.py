@@ -25,12 +25,13 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 import jinja2
+import markupsafe
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.convertors import IntegerConvertor
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -44,8 +45,10 @@ from grader.service.intake import show_size
 from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
                                   error_response, route_path)
 from grader.service.queue import GradingQueue
+from grader.service.server import Occasional
 from grader.service.settings import ServiceSettings
 from grader.service.storage import Store
+from grader.suite.table import without_bidi
 
 __all__ = ["CSP", "ServiceSettings", "create_app", "open_store"]
 
@@ -186,6 +189,22 @@ async def _refused(request: Request, problem: Exception) -> Response:
     return error_response(request, problem.status, problem.message)
 
 
+CLIENTS_LEFT = Occasional(10.0)    # a flood of cut connections is one line in ten seconds
+
+
+async def _client_left(request: Request, problem: Exception) -> Response:
+    """A client that closed its connection (or whose body came too slowly and was cut) before
+    its request ended: one line, no traceback (before: two, the handler's and uvicorn's);
+    under a flood, one line every ten seconds with the count of the others."""
+    unsaid = CLIENTS_LEFT.due()
+    if unsaid is not None:
+        log.info("%s %s: the client closed the connection before its request ended (%s)%s",
+                 request.method, request.url.path,
+                 request.client.host if request.client else "?",
+                 f"; {unsaid} more since the last such line" if unsaid else "")
+    return Response(status_code=400)                   # nobody is left to read it
+
+
 async def _unexpected(request: Request, problem: Exception) -> Response:
     error_id = secrets.token_hex(6)
     log.error("error %s on %s %s", error_id, request.method, request.url.path,
@@ -200,6 +219,19 @@ async def _unexpected(request: Request, problem: Exception) -> Response:
 
 # --- the application ---------------------------------------------------------------------
 
+def shown(value: Any) -> Any:
+    """What a page shows of ``{{ value }}``: text without bidirectional controls (a name
+    with U+202E would show reversed, as someone else's), the rest as it is (the templates'
+    ``finalize``; escaping comes after).
+
+    >>> shown("Ada \u202egnp.exe"), shown(3)
+    ('Ada gnp.exe', 3)
+    """
+    if isinstance(value, markupsafe.Markup):
+        return markupsafe.Markup(without_bidi(str(value)))
+    return without_bidi(value) if isinstance(value, str) else value
+
+
 def create_app(settings: ServiceSettings, store: Store | None = None,
                queue: GradingQueue | None = None) -> Starlette:
     """The application; the grading threads start and stop with it (its lifespan)."""
@@ -207,7 +239,8 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
     queue = queue or GradingQueue(store, settings.data, settings.queue)
     queue.graded.append(lambda student: lti.grade_changed(store, student))
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
-                                     autoescape=True, undefined=jinja2.StrictUndefined)
+                                     autoescape=True, undefined=jinja2.StrictUndefined,
+                                     finalize=shown)
     templates = Jinja2Templates(env=environment, context_processors=[base_context])
 
     @contextlib.asynccontextmanager
@@ -239,7 +272,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
                    identify_hash=store.identify_hash),
     ]
     handlers: dict[Any, Any] = {HTTPException: _http_error, auth.Refusal: _refused,
-                                Exception: _unexpected}
+                                ClientDisconnect: _client_left, Exception: _unexpected}
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers,
                     lifespan=lifespan)
     app.state.store = store

@@ -100,6 +100,13 @@ def bearer_token(headers: Mapping[str, str]) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
+def require_api_csrf(request: Any) -> None:
+    """A JSON API call that changes something: a Bearer token (which another site cannot make
+    a browser send), or the session's cookie WITH the X-CSRF-Token header; CsrfError else."""
+    if bearer_token(request.headers) is None:
+        require_csrf(request)
+
+
 def session_token_hash(session: Mapping[str, Any]) -> str | None:
     """The token hash of a session's mapping (``request.session``), or None without one."""
     value = session.get("token_hash")

@@ -290,6 +290,7 @@ def serve_command(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.lti_platform is not None:
         from grader.service import lti
+        from grader.service.lti.platforms import plain_http_warning
         base = args.base_url or stored_url or \
             f"{scheme}://{_url_host(args.host)}:{args.port or settings['port'] or DEFAULT_PORT}"
         try:
@@ -297,6 +298,9 @@ def serve_command(args: argparse.Namespace) -> int:
                                              base.rstrip("/")), end="", flush=True)
         except lti.RegistrationError as problem:
             return _error(str(problem))
+        warning = plain_http_warning(base)
+        if warning:
+            print(f"python -m grader serve: warning: {warning}", file=sys.stderr)
         return EXIT_OK
     if args.renew_instructor:
         token = store.renew_instructor_token()
@@ -312,7 +316,8 @@ def serve_command(args: argparse.Namespace) -> int:
         print_links(store, (given or stored_url
                             or f"{scheme}://{_url_host(args.host)}:{port}").rstrip("/"))
         return EXIT_OK
-    args.port = DEFAULT_PORT if args.port is None else args.port
+    if args.port is None:            # the port the course was served on last, else 8000
+        args.port = int(settings["port"]) if settings["port"].isdigit() else DEFAULT_PORT
     try:
         grading, decided = course_config.course_grading(store, args.data, grading,
                                                         args.adopt_config)
@@ -328,10 +333,8 @@ def serve_command(args: argparse.Namespace) -> int:
         return _error(f"cannot listen on {args.host}:{args.port}: {problem} (another server "
                       "on that port? give --port N, or --port 0 for any free one)")
     port = listener.getsockname()[1]
-    base_url = (args.base_url or f"{scheme}://{_url_host(args.host)}:{port}").rstrip("/")
-    for key, value in (("base_url", base_url), ("port", str(port))):
-        if settings[key] != value:
-            store.set_setting(key, value)           # what --links uses when not serving
+    listening = f"{scheme}://{_url_host(args.host)}:{port}"
+    base_url = course_base_url(store, args.base_url, listening, str(port))
     if first_token is not None:
         _first_start(args, base_url, first_token)
     if args.demo:
@@ -351,10 +354,55 @@ def serve_command(args: argparse.Namespace) -> int:
     except ImportError as problem:
         return _error(str(problem))
     _describe(service, args, decided)
-    print(f"Serving on {base_url}/" if not args.base_url else
-          f"Serving on {scheme}://{_url_host(args.host)}:{port}/ (links: {base_url}/)",
-          flush=True)
+    print(f"Serving on {base_url}/" if base_url == listening else
+          f"Serving on {listening}/ (links: {base_url}/)", flush=True)
     return _run(application, listener, args)
+
+
+BASE_URL_GIVEN = "base_url_given"   # a setting: "yes" when base_url came from --base-url
+
+
+def course_base_url(store: Store, given: str | None, derived: str, port: str) -> str:
+    """The address of the course's links (and of its LMS's launch URLs), kept in the course
+    with the port it is served on: ``given`` (--base-url) replaces the one kept and the
+    change is said; without it, a base URL given at an earlier start stays (a plain restart
+    kept overwriting https://grader.example.org with http://127.0.0.1:8000, breaking every
+    mailed link and the LMS's URLs), else the ``derived`` http://HOST:PORT is used.
+    """
+    saved = store.settings()
+    before, before_port = saved.get("base_url") or "", saved.get("port") or ""
+    kept = saved.get(BASE_URL_GIVEN) == "yes" or (bool(before) and not _derived(before))
+    if given:
+        url, chosen = given.rstrip("/"), True
+    elif kept and before:
+        url, chosen = before, True
+    else:
+        url, chosen = derived.rstrip("/"), False
+    if url != before:
+        store.set_setting("base_url", url)          # what --links uses when not serving
+        if before and chosen:
+            record_queries.log_change(store, COMMAND_LINE, "setting", "base_url",
+                                      {"base_url": before}, {"base_url": url})
+            _say(f"the course's links now start with {url}/ (they started with {before}/: "
+                 "links mailed before and the LMS's tool URLs must use the new address)")
+    store.set_setting(BASE_URL_GIVEN, "yes" if chosen else None)
+    if port != before_port:
+        store.set_setting("port", port)
+        if before_port and before_port != "0":
+            _say(f"serving on port {port} now (it was {before_port}; later starts keep it)")
+    return url
+
+
+def _derived(url: str) -> bool:
+    """Whether ``url`` looks made from --host and the port (http://HOST:PORT), not given.
+
+    >>> _derived("http://127.0.0.1:8000"), _derived("https://grader.example.org")
+    (True, False)
+    """
+    from urllib.parse import urlsplit
+    parts = urlsplit(url)
+    return parts.scheme in ("http", "https") and parts.port is not None and \
+        parts.path in ("", "/")
 
 
 def _say(message: str) -> None:
@@ -400,8 +448,10 @@ def _describe(settings: Any, args: argparse.Namespace, decided: str) -> None:
 
 
 def _configure_logging(quiet: bool) -> None:
+    from grader.service.logtext import one_line_logs
     logging.basicConfig(level=logging.WARNING if quiet else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    one_line_logs()         # a value from outside cannot start a log line of its own
 
 
 def _run(application: Any, listener: socket.socket, args: argparse.Namespace) -> int:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from grader.classroom.run import GradingOptions
 from grader.classroom.state import graded_under
+from grader.service.folder import FILE_MODE, private_folder
 from grader.service.storage import Store
 from grader.suite import writers
 
@@ -40,14 +41,14 @@ def save_config(data: Path, text: str, name: str) -> Path:
     >>> save_config(Path(tempfile.mkdtemp()), "[rubric]\\n", "my rubric.cfg").name
     '001-my_rubric.cfg'
     """
-    folder = Path(data) / CONFIGS
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = private_folder(Path(data) / CONFIGS)          # 0700 from the start
     stem = re.sub(r"^\d{3}-", "", Path(name).stem)      # a saved one, edited again
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", stem)[:40].strip("._-") or "config"
     number = 1 + max((int(path.name[:3]) for path in folder.glob("[0-9][0-9][0-9]-*.cfg")),
                      default=0)
     path = folder / f"{number:03d}-{stem}.cfg"
     writers.write_text_atomic(path, text)
+    path.chmod(FILE_MODE)                  # write_text_atomic makes it 0644: the course's alone
     return path
 
 

@@ -33,6 +33,7 @@ from typing import Any, Callable
 from grader.classroom import discover
 from grader.classroom.run import (DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, LocalRunner,
                                   Slot, run_grade)
+from grader.service.folder import private_folder, write_private
 from grader.service.storage import Store, Submission
 from grader.suite.config import Config
 from grader.suite.plugin import PROGRESS_VARIABLE
@@ -273,12 +274,11 @@ class GradingQueue:
             self.workers[name] = "idle"
 
     def _grade(self, row: Submission, grading: GradingOptions, slot: Slot | None) -> None:
-        folder = self.data / WORK / str(row.id)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = private_folder(self.data / WORK / str(row.id))   # 0700, as DATA itself
         path = folder / SUBMISSION_NAME
-        path.write_bytes(self.store.submission_bytes(row.id))
+        write_private(path, self.store.submission_bytes(row.id))
         progress = folder / PROGRESS_NAME
-        progress.write_bytes(b"")
+        write_private(progress, b"")
         scratch = folder / f"attempt-{row.attempts}"
         shutil.rmtree(scratch, ignore_errors=True)
         log.info("grading submission %s of %s (attempt %s)", row.id, row.student, row.attempts)

@@ -10,6 +10,9 @@ instructor link. Every change is kept with who made it and when (``changes``).
     POST   /instructor/deadlines              a CSV student_id,deadline,late_deadline
     POST   /instructor/submissions/N/adjustment   the submission page's form
     POST   /instructor/renew-link             a new instructor link, shown once
+
+The JSON API's calls need the instructor's Bearer token, or their session's cookie with the
+X-CSRF-Token header; a body must say Content-Type: application/json (else 415).
 """
 
 from __future__ import annotations
@@ -48,6 +51,12 @@ def _zone(request: Request) -> Any:
 
 
 async def _json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object; 415 unless it says Content-Type: application/json (a
+    browser sends text/plain from any site's form without asking: JSON it cannot)."""
+    kind = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if kind != "application/json":
+        raise HTTPException(415, "send the body as JSON, with the header Content-Type: "
+                                 "application/json")
     body = await request.body()
     if len(body) > MAX_JSON:
         raise HTTPException(413)
@@ -68,6 +77,15 @@ async def _instructor_form(request: Request, require: Any = auth.require_instruc
     form = await request.form(max_files=0, max_fields=10, max_part_size=MAX_JSON)
     auth.require_csrf(request, form)
     return form
+
+
+def _api_instructor(request: Request, check: Any = auth.require_instructor) -> Any:
+    """The instructor (or whoever ``check`` admits: a grader for adjustments), for an API
+    call that changes something: with a Bearer token, or with the session's cookie and the
+    X-CSRF-Token header (a cookie alone: another site's page could have sent it)."""
+    identity = check(request)
+    auth.require_api_csrf(request)
+    return identity
 
 
 def _refusal(message: str, status: int = 400) -> JSONResponse:
@@ -94,7 +112,7 @@ def deadline_json(store: Store, student: str, zone: Any) -> dict[str, Any]:
 
 async def api_set_deadline(request: Request) -> Response:
     """``PUT /api/students/ID/deadline``: the student's own deadline (and late deadline)."""
-    auth.require_instructor(request)
+    _api_instructor(request)
     student = _student_exists(request)
     data = await _json_body(request)
     try:
@@ -111,7 +129,7 @@ async def api_set_deadline(request: Request) -> Response:
 
 async def api_remove_deadline(request: Request) -> Response:
     """``DELETE /api/students/ID/deadline``: the student goes back to the course's."""
-    auth.require_instructor(request)
+    _api_instructor(request)
     student = _student_exists(request)
     await run_in_threadpool(record_queries.remove_deadline, _store(request), student,
                             who=INSTRUCTOR)
@@ -219,7 +237,7 @@ def adjustment_json(store: Store, number: int) -> dict[str, Any]:
 
 async def api_adjust(request: Request) -> Response:
     """``POST /api/submissions/N/adjustment``: points added (or taken) and a note."""
-    identity = auth.require_grader(request)
+    identity = _api_instructor(request, auth.require_grader)
     number = _submission_exists(request)
     data = await _json_body(request)
     try:
@@ -235,7 +253,7 @@ async def api_adjust(request: Request) -> Response:
 
 async def api_remove_adjustment(request: Request) -> Response:
     """``DELETE /api/submissions/N/adjustment``: the score is the grader's again."""
-    identity = auth.require_grader(request)
+    identity = _api_instructor(request, auth.require_grader)
     number = _submission_exists(request)
     await run_in_threadpool(record_queries.remove_adjustment, _store(request), number,
                             who=identity.who)

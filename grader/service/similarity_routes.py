@@ -24,6 +24,7 @@ from starlette.routing import Route
 
 from grader.classroom import similarity as similar
 from grader.classroom import summary
+from grader.service.folder import private_folder, write_private
 from grader.service import auth, classbook
 from grader.service.pages import csv_response, path_for, render, with_inline_styles
 
@@ -91,12 +92,12 @@ async def similarity_run(request: Request) -> Response:
 
         def gather() -> None:
             shutil.rmtree(files, ignore_errors=True)
-            files.mkdir(parents=True)
+            private_folder(files)                            # 0700, as DATA itself
             (folder / classbook.SIMILARITY_RESULT).unlink(missing_ok=True)
             for entry in classbook.class_students(store):
                 if entry.latest is not None:
-                    (files / f"{entry.student.id}.py").write_bytes(
-                        store.submission_bytes(entry.latest.submission.id))
+                    write_private(files / f"{entry.student.id}.py",
+                                  store.submission_bytes(entry.latest.submission.id))
 
         await run_in_threadpool(gather)
         process = multiprocessing.get_context("spawn").Process(

@@ -176,8 +176,7 @@ async def api_submit(request: Request) -> Response:
     if identity.student is None:
         return JSONResponse({"error": "the instructor's token cannot hand in a submission: "
                                       "use a student's"}, 403)
-    if auth.bearer_token(request.headers) is None:
-        auth.require_csrf(request)
+    auth.require_api_csrf(request)
     form = await read_form(request)
     upload = form.get("file")
     if not isinstance(upload, UploadFile):

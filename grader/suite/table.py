@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -20,16 +21,39 @@ CSV_TRAILING = ["status", "cpu_seconds", "wall_seconds"]
 
 
 BOM = "\ufeff"   # UTF-8 with a byte-order mark: Excel then reads names like José right
+# The bidirectional controls: embeddings, overrides, isolates and marks. A name with U+202E
+# shows what follows it reversed ("Ada \u202egnp.exe" reads "Ada exe.png"), so one student
+# can look like another; a name needs none of them to show right.
+BIDI_CONTROLS = dict.fromkeys(map(ord, "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+                                       "\u2066\u2067\u2068\u2069"))
+FORMULA_STARTS = ("=", "+", "-", "@")
+
+
+def without_bidi(text: str) -> str:
+    """``text`` without its bidirectional controls, for a page or a spreadsheet to show.
+
+    >>> without_bidi("Ada \u202egnp.exe")
+    'Ada gnp.exe'
+    """
+    return text.translate(BIDI_CONTROLS)
 
 
 def safe_cell(value: object) -> object:
     """A cell a spreadsheet shows as text: a string that starts like a formula (``=``,
-    ``+``, ``-``, ``@``, or a tab or return) gets a leading ``'``; numbers are left alone.
+    ``+``, ``-``, ``@``, their fullwidth and small forms such as ``＝``, which spreadsheets
+    read as the same, or a tab or return) gets a leading ``'``; bidirectional controls are
+    taken out (they could hide the formula's start); numbers are left alone.
 
     >>> safe_cell("=HYPERLINK(1)"), safe_cell("José"), safe_cell(-1.5)
     ("'=HYPERLINK(1)", 'José', -1.5)
+    >>> safe_cell("\uff1dHYPERLINK(1)"), safe_cell("\u202e=1+1")
+    ("'＝HYPERLINK(1)", "'=1+1")
     """
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+    if not isinstance(value, str):
+        return value
+    value = without_bidi(value)
+    first = value[:1]
+    if first in ("\t", "\r") or unicodedata.normalize("NFKC", first)[:1] in FORMULA_STARTS:
         return "'" + value
     return value
 

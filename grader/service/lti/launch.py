@@ -63,6 +63,11 @@ GRADING_SUB_ROLES = ("TeachingAssistant", "TeachingAssistantGroup",
                      "Grader")
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id",
                 "lti_deployment_id", "lti_storage_target")
+# The longest login field taken: real ones are far shorter (Canvas's lti_message_hint, a
+# signed JWT, is under 1 KB); the anonymous login stores its fields, so 200 logins with 60 KB
+# fields grew the database by 36 MB in 3.5 s.
+MAX_LOGIN_FIELD = 2048
+MAX_LOGINS_KEPT = 1000           # logins kept per platform: the oldest go first past it
 
 
 def digest(value: str) -> str:
@@ -163,8 +168,23 @@ class LoginStart:
 
 
 def login_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
-    """The login request's LTI fields (what a new tab needs to start it again)."""
-    return {name: str(parameters[name]) for name in LOGIN_FIELDS if parameters.get(name)}
+    """The login request's LTI fields (what a new tab needs to start it again); LaunchRefused
+    (400) for one longer than MAX_LOGIN_FIELD characters.
+
+    >>> login_parameters({"iss": "https://lms.example", "other": "x" * 9999})
+    {'iss': 'https://lms.example'}
+    >>> login_parameters({"login_hint": "x" * 5000})
+    Traceback (most recent call last):
+    ...
+    grader.service.lti.errors.LaunchRefused: the login's login_hint is 5000 characters long (at most 2048): this is not a login an LMS sends; open the assignment from the LMS's course page
+    """
+    fields = {name: str(parameters[name]) for name in LOGIN_FIELDS if parameters.get(name)}
+    for name, value in fields.items():
+        if len(value) > MAX_LOGIN_FIELD:
+            raise LaunchRefused(f"the login's {name} is {len(value)} characters long (at most "
+                                f"{MAX_LOGIN_FIELD}): this is not a login an LMS sends; open "
+                                "the assignment from the LMS's course page", status=400)
+    return fields
 
 
 def start_login(store: Store, parameters: Mapping[str, Any], browser_id: str | None,
@@ -202,6 +222,11 @@ def start_login(store: Store, parameters: Mapping[str, Any], browser_id: str | N
                    "created_at) VALUES (?, ?, ?, ?, ?, ?)",
                    (digest(state), nonce, platform.id, digest(browser_id), json.dumps(fields),
                     utc_now()))
+        # A flood of logins (anyone may start one) keeps the table this small: a real login
+        # comes back within seconds, long before a thousand others push it out.
+        db.execute("DELETE FROM lti_logins WHERE platform = ? AND rowid NOT IN (SELECT rowid "
+                   "FROM lti_logins WHERE platform = ? ORDER BY rowid DESC LIMIT ?)",
+                   (platform.id, platform.id, MAX_LOGINS_KEPT))
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post",
              "prompt": "none", "client_id": platform.client_id, "redirect_uri": launch_url,
              "login_hint": hint, "state": state, "nonce": nonce}

@@ -100,6 +100,23 @@ def tool_urls(base_url: str, registration_code: str = "CODE") -> ToolUrls:
                     f"{base}/lti/register/{registration_code}")
 
 
+def plain_http_warning(base_url: str) -> str | None:
+    """What to tell the instructor when the tool's URLs are plain http:// (an LMS refuses
+    them, and its launches' cookies need https), else None.
+
+    >>> plain_http_warning("https://grader.example.org") is None
+    True
+    >>> plain_http_warning("http://127.0.0.1:8000").startswith("the tool's URLs are http://")
+    True
+    """
+    if not base_url.lower().startswith("http://"):
+        return None
+    return ("the tool's URLs are http://, and an LMS (Canvas, Moodle) needs https://: serve "
+            "the page behind a reverse proxy with TLS (Caddy, nginx) and start it with "
+            "--base-url https://YOUR.HOST (or give --ssl-keyfile and --ssl-certfile), then "
+            "register these URLs")
+
+
 def _url(value: Any, name: str, source: str) -> str:
     text = str(value or "").strip()
     parts = urlsplit(text)

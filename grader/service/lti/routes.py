@@ -37,6 +37,7 @@ from grader.service.lti.launch import INSTRUCTOR_ACCESS, digest, start_login, va
 from grader.service.lti.people import Admitted, admit, links, token_hash_of, unlink
 from grader.service.lti.tool import Tool
 from grader.service.lti.storage import storage_key, storage_target
+from grader.service.logtext import printable
 from grader.service.pages import read_form, render
 from grader.service.storage import INSTRUCTOR
 from grader.service.times import format_time, now, utc_now
@@ -51,6 +52,7 @@ CLOSE_SCRIPT = ("(window.opener || window.parent).postMessage("
 MAX_FORM = 64 * 1024
 NO_FRAME = "'none'"
 STORAGE_CHECKED = "ttt.lti.storage_checked"    # in the scope: launch_checked vouched for it
+MAX_LOGIN_PART = 8 * 1024      # a login field: at most launch.MAX_LOGIN_FIELD is taken
 
 
 def tool_of(request: Request) -> Tool:
@@ -83,16 +85,18 @@ def _refused(request: Request, problem: LtiError) -> Response:
             "id_token": problem.id_token}))
     status = getattr(problem, "status", 400)
     blocked = isinstance(problem, CookiesBlocked)
-    log.info("LTI refused (%s): %s", status, problem)
+    log.info("LTI refused (%s): %s", status, printable(problem))   # it quotes the LMS
     return embedding.framable_anywhere(render(request, "lti_error.html", {
         "message": str(problem), "status": status, "blocked": blocked,
         "retry_url": getattr(problem, "retry_url", None)}, status))
 
 
 async def _parameters(request: Request) -> dict[str, Any]:
+    """The login's query and form fields: no file, each field a few KB at most (longer ones
+    are refused by launch.login_parameters with a page that says so)."""
     values: dict[str, Any] = dict(request.query_params)
     if request.method == "POST":
-        form = await request.form(max_files=0, max_fields=30, max_part_size=MAX_FORM)
+        form = await request.form(max_files=0, max_fields=30, max_part_size=MAX_LOGIN_PART)
         values.update({key: value for key, value in form.items() if isinstance(value, str)})
     return values
 
@@ -343,7 +347,8 @@ def page_context(request: Request) -> dict[str, Any]:
         "binding": binding.current(store), "links": links(store),
         "graders": staff.graders(store),
         "counts": outbox.counts(store), "waiting": outbox.rows(store),
-        "choice": ags.grade_choice(store), "outcomes": [], "problem": None}
+        "choice": ags.grade_choice(store), "outcomes": [], "problem": None,
+        "http_warning": platforms.plain_http_warning(base_url(request))}
 
 
 async def instructor_page(request: Request) -> Response:
