@@ -196,7 +196,8 @@ def test_a_failed_registration_gives_its_code_back(tool):
     "http://127.1/", "http://2130706433/", "http://0x7f000001/", "http://0177.0.0.1/",
     "http://[::1]/", "http://[::ffff:7f00:1]/", "http://[::]/", "http://0/",
     "http://[fe80::1%25lo]/", "http://100.64.0.1/", "http://224.0.0.1/",
-    "http://lms.example@8.8.8.8/", "http://8.8.8.8%2f@127.0.0.1/", "http://8.8.8.8:80\\@127.0.0.1/"])
+    "http://lms.example@8.8.8.8/", "http://8.8.8.8%2f@127.0.0.1/",
+    "http://8.8.8.8:80\\@127.0.0.1/"])
 def test_loopback_and_private_spellings_are_refused_without_the_option(url):
     with pytest.raises(addresses.AddressRefused):
         addresses.check_url(url, "registration_endpoint")
