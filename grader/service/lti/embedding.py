@@ -2,10 +2,10 @@
 
 Every page says ``frame-ancestors 'none'`` (and X-Frame-Options: DENY) unless platforms are
 registered; then the LMSs' origins may frame it (each platform's issuer and login origins,
-and the Origin of its staff's launches: Canvas frames the tool from the school's domain),
-so a student's page opens inside the course. Only bare origins reach the policy, checked
-when stored and again when read (platforms.bare_origin): a launch's Origin header is the
-browser's word, and a learner can replay their own launch with any header. A refusal page
+and the Origin of its instructor's launches: Canvas frames the tool from the school's
+domain), so a student's page opens inside the course. Only bare origins reach the policy,
+checked when stored and again when read (platforms.bare_origin): a launch's Origin header is
+the browser's word, and a learner or a TA can replay their own launch with any header. A refusal page
 (and the steps of a cookie-less launch) may be framed by any site: see framable_anywhere.
 
 A cookie that a page in another site's frame must get back is SameSite=None; Secure (and

@@ -245,8 +245,10 @@ def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
             student, added = place_student(db, store, launch.platform.id, person, "launch")
         context = record_context(db, launch)
         record_member(db, context, launch.sub, student, launch.roles)
-    if origin and launch.is_staff:       # a learner's Origin never frames the course
-        add_frame_origin(store, launch.platform.id, origin)   # (see add_frame_origin)
+    # Only the instructor's Origin frames the course (see add_frame_origin): a learner or a
+    # TA can replay their own launch with any Origin header.
+    if origin and launch.access == INSTRUCTOR_ACCESS:
+        add_frame_origin(store, launch.platform.id, origin)
     return Admitted(student, added, grader_hash)
 
 

@@ -357,14 +357,15 @@ def _valid_origins(stored: str, issuer: str) -> list[str]:
 
 
 def add_frame_origin(store: Store, platform: int, seen: str) -> bool:
-    """Remember ``seen`` (the Origin of a staff member's validated launch) as a page the
+    """Remember ``seen`` (the Origin of the instructor's validated launch) as a page the
     platform frames the tool in; False (nothing stored) unless it is a bare origin.
 
     Who may add one: only a launch that validated (signed by the platform, its state bound
-    to this browser) by staff of the course (people.admit). A learner's launch never does:
-    the Origin header is the browser's, but a learner can replay their own launch with any
-    Origin, and an origin stored here lets that site frame every page of the course. Canvas
-    frames the tool from the school's domain, which the instructor's first launch records.
+    to this browser) by the course's instructor (people.admit). A learner's or a TA's launch
+    never does: the Origin header is the browser's, but anyone can replay their own launch
+    with any Origin, and an origin stored here lets that site frame every page of the
+    course, the instructor's settings included. Canvas frames the tool from the school's
+    domain, which the instructor's first launch records.
     """
     with store.database.transaction() as db:
         row = db.execute("SELECT issuer, frame_origins FROM lti_platforms WHERE id = ?",

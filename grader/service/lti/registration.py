@@ -63,6 +63,28 @@ def check_code(store: Store, code: str) -> None:
                                 "copy the current one from the instructor's LTI page")
 
 
+def _claim_code(store: Store, code: str) -> str:
+    """Take ``code`` for one registration: it is replaced at once by a fresh code (returned),
+    so a second registration with it, even one running at the same time, is refused.
+    RegistrationError when another took it first."""
+    fresh = secrets.token_urlsafe(24)
+    with store.database.transaction() as db:
+        taken = db.execute("UPDATE settings SET value = ? WHERE key = ? AND value = ?",
+                           (fresh, CODE_SETTING, code)).rowcount
+    if taken != 1:
+        raise RegistrationError("this registration URL is not (or no longer) the course's: "
+                                "copy the current one from the instructor's LTI page")
+    return fresh
+
+
+def _give_back_code(store: Store, code: str, fresh: str) -> None:
+    """A failed registration's code is the course's again (unless the instructor drew a
+    new one meanwhile)."""
+    with store.database.transaction() as db:
+        db.execute("UPDATE settings SET value = ? WHERE key = ? AND value = ?",
+                   (code, CODE_SETTING, fresh))
+
+
 def _get_json(http: httpx.Client, url: str, token: str, what: str) -> dict[str, Any]:
     headers = {"accept": "application/json"}
     if token:
@@ -147,7 +169,8 @@ def register(tool: Any, code: str, openid_configuration: str, registration_token
              base_url: str) -> Platform:
     """The whole exchange; the platform as stored. RegistrationError says what went wrong
     (and the registration code stays as it was: only a registration that stored a platform
-    spends it).
+    spends it; the code is taken for the exchange, so another registration with it meanwhile
+    is refused).
 
     Every URL is checked before it is called or stored: http(s), no user name, on a public
     address unless ``tool.allow_private`` (serve --lti-allow-private); the issuer must have
@@ -155,8 +178,22 @@ def register(tool: Any, code: str, openid_configuration: str, registration_token
     followed; a registered issuer and client id keep their URLs.
     """
     store: Store = tool.store
-    allow = bool(getattr(tool, "allow_private", False))
     check_code(store, code)
+    # The code is taken now, not when the platform is stored: two registrations running at
+    # once with one code would both pass a check made here and both store a platform.
+    fresh = _claim_code(store, code)
+    try:
+        return _register(tool, openid_configuration, registration_token, base_url)
+    except BaseException:
+        _give_back_code(store, code, fresh)
+        raise
+
+
+def _register(tool: Any, openid_configuration: str, registration_token: str,
+              base_url: str) -> Platform:
+    """:func:`register` once its code is taken."""
+    store: Store = tool.store
+    allow = bool(getattr(tool, "allow_private", False))
     if not openid_configuration:
         raise RegistrationError("this is the course's Dynamic Registration URL: paste it into "
                                 "the LMS's tool registration (it adds openid_configuration)")
@@ -196,6 +233,4 @@ def register(tool: Any, code: str, openid_configuration: str, registration_token
                         urls["token_endpoint"], urls["jwks_uri"],
                         (deployment,) if deployment else (), name,
                         (host_of(urls["registration_endpoint"]),))
-    platform = add_platform(store, info, who=DYNAMIC)
-    registration_code(store, renew=True)          # the code registered one platform
-    return platform
+    return add_platform(store, info, who=DYNAMIC)
