@@ -17,7 +17,7 @@ from joserfc.jwk import KeySet, RSAKey
 from grader.service import lti, record_queries
 from grader.service.app import open_store
 from grader.service.database import Database
-from grader.service.lti import ags, launch, outbox, people, platforms
+from grader.service.lti import ags, binding, launch, outbox, people, platforms
 from grader.service.lti.errors import LaunchRefused, PlatformError, RegistrationError
 from grader.service.lti.service_token import ServiceTokens
 from grader.service.lti.tool_keys import KEY_FILE, ToolKey
@@ -195,6 +195,19 @@ def test_the_grade_follows_the_choice_and_the_records(store):
     assert f"https://g.example/submissions/{first}" in payload["comment"]
     assert outbox.counts(store)["superseded"] == 1
     assert lti.grades_changed(store, course) == 0                  # nothing changed since
+
+
+def test_grades_go_only_to_the_lms_course_the_course_is_bound_to(store):
+    _linked(store)                                   # s1 in LMS course "c" (deployment d1)
+    _graded(store, 80.0)
+    assert lti.grade_changed(store, "s1") == 1       # not bound yet (an older course): sent
+    platform = platforms.platforms(store)[0]
+    binding.bind(store, binding.Binding(platform.id, "d1", "c"), who="the instructor")
+    _graded(store, 85.0)
+    assert lti.grade_changed(store, "s1") == 1       # bound to "c": still its grade
+    binding.bind(store, binding.Binding(platform.id, "d1", "other"), who="the instructor")
+    _graded(store, 90.0)
+    assert lti.grade_changed(store, "s1") == 0       # re-bound: nothing more to "c"
 
 
 class FlakyTool:

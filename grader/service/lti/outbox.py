@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from grader.service.lti import ags
+from grader.service.lti import ags, binding
 from grader.service.lti.errors import PlatformError
 from grader.service.lti.platforms import platform_by_id
 from grader.service.storage import Store
@@ -62,12 +62,20 @@ class OutboxRow:
 
 
 def _targets(store: Store, student: str) -> list[Any]:
-    """The line items the student's grade goes to, with their LMS user id there."""
-    return store.database.query(
-        "SELECT DISTINCT l.id AS lineitem, m.sub AS sub FROM lti_members m "
-        "JOIN lti_contexts c ON c.id = m.context JOIN lti_lineitems l ON l.context = c.id "
-        "WHERE m.student = ? AND instr(c.ags_scopes, ?) > 0 ORDER BY l.id",
-        (student, ags.SCORE_SCOPE))
+    """The line items the student's grade goes to, with their LMS user id there: those of
+    the LMS course the course is bound to (a course re-bound to another LMS course sends
+    nothing more to the old one; a course from before bindings existed, not bound yet,
+    keeps sending to every LMS course it knows until its instructor's next launch binds it).
+    """
+    query = ("SELECT DISTINCT l.id AS lineitem, m.sub AS sub FROM lti_members m "
+             "JOIN lti_contexts c ON c.id = m.context JOIN lti_lineitems l ON l.context = c.id "
+             "WHERE m.student = ? AND instr(c.ags_scopes, ?) > 0")
+    parameters: tuple[Any, ...] = (student, ags.SCORE_SCOPE)
+    bound = binding.current(store)
+    if bound is not None:
+        query += " AND c.platform = ? AND c.deployment_id = ? AND c.context_id = ?"
+        parameters += (bound.platform, bound.deployment_id, bound.context_id)
+    return store.database.query(query + " ORDER BY l.id", parameters)
 
 
 def _same(payload: dict[str, Any], stored: str) -> bool:
