@@ -294,6 +294,22 @@ def _duration(seconds: float) -> str:
     return f"{round(seconds)} s" if seconds < 90 else f"{round(seconds / 60)} min"
 
 
+def score_text(state: dict[str, Any]) -> str:
+    """The score as the page says it: the final score, and the grader's when a late
+    penalty or an adjustment changed it (the server's ``score_text``).
+
+    >>> score_text({"score_text": "Final score: 90 / 100 (the grader's 100, late penalty -10)",
+    ...             "score": 100, "max_score": 100, "late": True})
+    "Final score: 90 / 100 (the grader's 100, late penalty -10)"
+    >>> score_text({"score": 100, "max_score": 100})
+    'Score: 100 / 100'
+    """
+    if state.get("score_text"):
+        return str(state["score_text"])
+    # A server that does not say it: the grader's score, and nothing more is known.
+    return f"Score: {_points(state.get('score'))} / {_points(state.get('max_score'))}"
+
+
 def report_text(state: dict[str, Any]) -> str:
     """The report as ``python -m grader grade`` prints it (the server's ``report``), or else
     built from the results: the summary, then every failed item in full.
@@ -399,9 +415,7 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
         return EXIT_REFUSED
     print("", file=stdout)
     print(report_text(state), file=stdout)
-    late = " (late)" if state.get("late") else ""
-    print(f"\nScore: {_points(state.get('score'))} / {_points(state.get('max_score'))}{late}. "
-          f"The page: {page(link, received.id)}", file=stdout)
+    print(f"\n{score_text(state)}. The page: {page(link, received.id)}", file=stdout)
     return EXIT_GRADED
 
 
