@@ -73,12 +73,22 @@ class Refused(SubmitError):
     def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
         self.status, self.message, self.retry_after = status, message, retry_after
         text = f"The server refused it: {message}"
-        if retry_after is not None:
-            text += f" {when_to_retry(retry_after)}"
+        if retry_after is not None and not _says_when(message):
+            text += f" {when_to_retry(retry_after)}"   # the server did not say when: we do
         if status == 401:
             text += ("\nAsk your instructor for a new link, then give it once:\n"
                      "    python3 -m student submit --link NEW_LINK")
         super().__init__(text)
+
+
+def _says_when(message: str) -> bool:
+    """Whether the server's message already says when to try again (the page's rate limit
+    does: "you can submit again at 14:02 (in 3 min)"), so the wait is stated once.
+
+    >>> _says_when("you can submit again at 14:02 (in 3 min)"), _says_when("slow down")
+    (True, False)
+    """
+    return "again at " in message or "try again in" in message.lower()
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,10 @@ def test_refusals_print_the_servers_message_and_exit_1(serve, tmp_path: Path) ->
 
     assert rate_limited.returncode == 1
     assert "The server refused it: " in rate_limited.stderr
-    assert "Try again in " in rate_limited.stderr      # when, from its retry_after
+    # When, once: the server's message says it (issue 34: it was said twice).
+    assert "you can submit again at " in rate_limited.stderr
+    assert "Try again in " not in rate_limited.stderr
+    assert " 0 min)" not in rate_limited.stderr          # "in 1 h", not "in 1 h 0 min"
 
     forged = submit("--link", f"{server.url}/s/not-a-real-token", config=tmp_path / "f.json")
 
