@@ -25,6 +25,7 @@ from provided import console
 from provided.board import EMPTY, NAMES, PLAYERX, TTTBoard
 from student.checks import (CHECKS, TIMEOUT, Limits, NotWrittenError, Reply, SubmissionError,
                             Verdict, call_mm_move, judge, run_check)
+from student.runner import LoadFailure, read_and_compile
 from student.speed import (NO_ANSWER, STUCK, TOO_SLOW, Calibration, Yardstick, YardstickError,
                            judge_speed, summary)
 from student.tiers import FACTOR, TIERS, Tier
@@ -173,6 +174,10 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
     print(f"Checking mm_move in {shown}: {len(CHECKS)} checks{then}.", file=stdout)
     run = _CheckRun(path, args.timeout, stdout, pick_cpu(), SpeedProgress(stderr))
     try:
+        try:   # once, before any check: a file the grader cannot run gets one message
+            read_and_compile(path)
+        except LoadFailure as exc:
+            raise SubmissionError(str(exc)) from None
         with Yardstick(run.cpu) as yardstick:
             run.calibrate(yardstick)
             run.checks()

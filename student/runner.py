@@ -21,6 +21,7 @@ at its limit. ``cpu``: the one CPU to run on, the one the check's yardstick ran 
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
 import importlib.util
 import io
 import json
@@ -37,6 +38,7 @@ from provided import course
 from provided.answers import BadAnswer, plain, read_answer, show
 from provided.board import TTTBoard
 from provided.python2 import compile_problem, exception_hint, import_hint
+from provided.source import SourceError, grader_can_import, read_source
 from student.yardstick import pin
 
 WAIT_GRACE = 1.5   # a call active this many times its CPU limit is not computing: stop it
@@ -90,7 +92,7 @@ def call_mm_move(path: Path, position: dict[str, Any],
     try:
         with at_import.capturing():
             mm_move = _load(path, calls)
-    except _LoadFailure as exc:
+    except LoadFailure as exc:
         return {"kind": "load_error", "message": str(exc)}
     printed = Printed()
 
@@ -244,35 +246,88 @@ def _queued_seconds(thread: int) -> float | None:
         return None
 
 
-class _LoadFailure(Exception):
-    pass
+class LoadFailure(Exception):
+    """The file cannot be run: the message is the grader's reason, and what to do."""
+
+
+def read_and_compile(path: Path) -> str:
+    """The file's source, once it is known to compile; LoadFailure otherwise, in the
+    grader's words (``provided.source``: too large, empty, binary, not UTF-8; then Python
+    2 or a syntax error). ``python -m student check`` asks it once, before any check.
+
+    >>> read_and_compile(Path("/nonexistent/mm_player.py"))
+    Traceback (most recent call last):
+    ...
+    student.runner.LoadFailure: there is no file /nonexistent/mm_player.py
+    """
+    try:
+        _data, source = read_source(path)
+    except SourceError as problem:
+        raise LoadFailure(problem.message) from None
+    try:
+        compile(source, str(path), "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        message = _syntax_message(path, exc, source)
+        if path.suffix != ".py":
+            message += (f"\n-> {path.name} is not a Python file: check (and hand in) the .py "
+                        "file in which you wrote mm_move")
+        raise LoadFailure(message) from None
+    except ValueError as exc:    # a NUL byte: read_source refuses those first
+        raise LoadFailure(f"{path} does not compile: {exc}") from None
+    return source
+
+
+class GraderImports:
+    """Refuses the imports the grader refuses: where it runs a file, only the standard
+    library, ``provided`` and the course's modules are there (``provided.source``), not
+    what pip installed here (numpy) nor the files beside this one. First on
+    ``sys.meta_path``, it raises the grader's ModuleNotFoundError for any other module.
+
+    >>> GraderImports(set()).find_spec("math") is None
+    True
+    >>> GraderImports(set()).find_spec("numpy")
+    Traceback (most recent call last):
+    ...
+    ModuleNotFoundError: No module named 'numpy'
+    """
+
+    def __init__(self, packages: set[str]) -> None:
+        self.packages = packages   # the packages the file's course imports go through
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if "." in fullname or fullname in self.packages or grader_can_import(fullname):
+            return None           # a submodule: its package was allowed already
+        raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
 
 
 def _load(path: Path, calls: list[str]) -> Any:
     """Import the student's file under a name of its own; return its mm_move."""
-    if not path.is_file():
-        raise _LoadFailure(f"there is no file {path}")
-    source = path.read_text(encoding="utf-8", errors="replace")
+    source = read_and_compile(path)
     course.install(source)  # poc_ttt_gui, codeskulptor, ... under any path it uses
-    sys.path.insert(0, str(path.parent))  # so the file can import its neighbours
-    spec = importlib.util.spec_from_file_location("mm_player_under_check", path)
+    sys.meta_path.insert(0, GraderImports(course.import_paths(source)))
+    sys.dont_write_bytecode = True   # as the grader (python -B): no __pycache__ beside it
+    sys.path.insert(0, str(path.parent))  # so the file can import its course modules
+    name = "mm_player_under_check"
+    # The loader named outright: a file whose name does not end in .py loads too.
+    loader = importlib.machinery.SourceFileLoader(name, str(path))
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
     module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
-    sys.modules[spec.name] = module  # type: ignore[union-attr]
+    sys.modules[name] = module
     try:
         with course.paused_games(calls):  # a game at the top level would run every time
-            spec.loader.exec_module(module)  # type: ignore[union-attr]
+            loader.exec_module(module)
     except SyntaxError as exc:
-        raise _LoadFailure(_syntax_message(path, exc, source)) from None
+        raise LoadFailure(_syntax_message(path, exc, source)) from None
     except ModuleNotFoundError as exc:
         hint = import_hint(f"ModuleNotFoundError: {exc}")
-        raise _LoadFailure(f"{path} could not be imported: {exc}"
+        raise LoadFailure(f"{path} could not be imported: {exc}"
                            + (f"\n-> {hint}" if hint else "")) from None
     except (Exception, SystemExit) as exc:
-        raise _LoadFailure(f"{path} failed while being imported:\n"
+        raise LoadFailure(f"{path} failed while being imported:\n"
                            + _own_frames(exc, path)) from None
     mm_move = getattr(module, "mm_move", None)
     if not callable(mm_move):
-        raise _LoadFailure(f"{path} defines no function mm_move(board, player)")
+        raise LoadFailure(f"{path} defines no function mm_move(board, player)")
     return mm_move
 
 

@@ -73,12 +73,22 @@ class Refused(SubmitError):
     def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
         self.status, self.message, self.retry_after = status, message, retry_after
         text = f"The server refused it: {message}"
-        if retry_after is not None:
-            text += f" {when_to_retry(retry_after)}"
+        if retry_after is not None and not _says_when(message):
+            text += f" {when_to_retry(retry_after)}"   # the server did not say when: we do
         if status == 401:
             text += ("\nAsk your instructor for a new link, then give it once:\n"
                      "    python3 -m student submit --link NEW_LINK")
         super().__init__(text)
+
+
+def _says_when(message: str) -> bool:
+    """Whether the server's message already says when to try again (the page's rate limit
+    does: "you can submit again at 14:02 (in 3 min)"), so the wait is stated once.
+
+    >>> _says_when("you can submit again at 14:02 (in 3 min)"), _says_when("slow down")
+    (True, False)
+    """
+    return "again at " in message or "try again in" in message.lower()
 
 
 @dataclass(frozen=True)
@@ -294,6 +304,22 @@ def _duration(seconds: float) -> str:
     return f"{round(seconds)} s" if seconds < 90 else f"{round(seconds / 60)} min"
 
 
+def score_text(state: dict[str, Any]) -> str:
+    """The score as the page says it: the final score, and the grader's when a late
+    penalty or an adjustment changed it (the server's ``score_text``).
+
+    >>> score_text({"score_text": "Final score: 90 / 100 (the grader's 100, late penalty -10)",
+    ...             "score": 100, "max_score": 100, "late": True})
+    "Final score: 90 / 100 (the grader's 100, late penalty -10)"
+    >>> score_text({"score": 100, "max_score": 100})
+    'Score: 100 / 100'
+    """
+    if state.get("score_text"):
+        return str(state["score_text"])
+    # A server that does not say it: the grader's score, and nothing more is known.
+    return f"Score: {_points(state.get('score'))} / {_points(state.get('max_score'))}"
+
+
 def report_text(state: dict[str, Any]) -> str:
     """The report as ``python -m grader grade`` prints it (the server's ``report``), or else
     built from the results: the summary, then every failed item in full.
@@ -399,9 +425,7 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
         return EXIT_REFUSED
     print("", file=stdout)
     print(report_text(state), file=stdout)
-    late = " (late)" if state.get("late") else ""
-    print(f"\nScore: {_points(state.get('score'))} / {_points(state.get('max_score'))}{late}. "
-          f"The page: {page(link, received.id)}", file=stdout)
+    print(f"\n{score_text(state)}. The page: {page(link, received.id)}", file=stdout)
     return EXIT_GRADED
 
 

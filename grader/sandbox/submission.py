@@ -13,18 +13,15 @@ grader.sandbox.submission.LoadError: there is no file /nonexistent/mm.py
 from __future__ import annotations
 
 import ast
-import io
-import stat
-import tokenize
 from pathlib import Path
 
 from grader.sandbox.protocol import text_of
 from provided.course import course_module
 from provided.python2 import import_hint, python2_fix, python2_hint, python2_message
+from provided.source import SourceError, read_source
 
 LOAD_ERROR_KINDS = ("missing", "not_a_file", "too_large", "empty", "binary", "encoding",
                     "syntax", "python2", "import_error", "exit", "timeout", "no_function")
-MAX_SOURCE = 4 << 20            # bytes; a bigger "submission" is not source code
 
 
 def load_error(message: dict, lines: list[str]) -> "LoadError":
@@ -109,7 +106,9 @@ def course_imports(source: str) -> tuple[str, ...]:
 
 
 def read_submission(path: Path) -> tuple[bytes, str]:
-    """Read a submission's bytes and decode them, or raise LoadError. Runs nothing.
+    """Read a submission's bytes and decode them, or raise LoadError. Runs nothing. The
+    rule and its words are ``provided.source``'s: ``python -m student check`` refuses the
+    same files in the same words.
 
     >>> read_submission(Path("/nonexistent/mm.py"))
     Traceback (most recent call last):
@@ -117,49 +116,6 @@ def read_submission(path: Path) -> tuple[bytes, str]:
     grader.sandbox.submission.LoadError: there is no file /nonexistent/mm.py
     """
     try:
-        info = path.stat()
-    except FileNotFoundError:
-        raise LoadError("missing", f"there is no file {path}") from None
-    except OSError as exc:
-        raise LoadError("missing", f"{path} cannot be read: {exc.strerror}") from None
-    if stat.S_ISDIR(info.st_mode):
-        try:
-            inside = sorted(p.name for p in path.glob("*.py"))[:5]
-        except OSError:
-            inside = []
-        hint = f" (it holds {', '.join(inside)})" if inside else ""
-        raise LoadError("not_a_file", f"{path} is a folder, not a Python file: give the path "
-                        f"of the .py file inside it{hint}")
-    if not stat.S_ISREG(info.st_mode):
-        raise LoadError("not_a_file", f"{path} is not a regular file")
-    if info.st_size > MAX_SOURCE:
-        raise LoadError("too_large", f"{path} is {info.st_size:,} bytes, too large to be "
-                        "the Python source of one assignment")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LoadError("not_a_file", f"{path} cannot be read: {exc.strerror}") from None
-    if not data.strip():
-        raise LoadError("empty", f"{path} is empty: submit the file in which you wrote "
-                        "mm_move")
-    nul = data.find(b"\0")
-    if nul >= 0:
-        raise LoadError("binary", f"{path} is not a text file (it holds a NUL byte at offset "
-                        f"{nul}): submit the .py source file, not a .pyc, a zip or a "
-                        "document", data.count(b"\n", 0, nul) + 1)
-    try:  # honours a PEP 263 coding line, as Python would
-        encoding, problem = tokenize.detect_encoding(io.BytesIO(data).readline)[0], ""
-    except SyntaxError as exc:  # a bad coding line, or bad bytes in the first two lines
-        encoding, problem = "utf-8", str(exc)
-    try:
-        text = data.decode(encoding)
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise LoadError("encoding", f"line {line}, column {column}: byte "
-                        f"0x{data[exc.start]:02x} (offset {exc.start}) is not valid "
-                        f"{encoding}; save the file as UTF-8", line) from None
-    if problem:
-        raise LoadError("encoding", f"{path}: {problem}; save the file as UTF-8 and remove "
-                        "the coding line")
-    return data, text.lstrip("\ufeff")
+        return read_source(path)
+    except SourceError as problem:
+        raise LoadError(problem.kind, problem.message, problem.line) from None

@@ -75,14 +75,16 @@ def show_size(size: int) -> str:
 
 def show_wait(seconds: float) -> str:
     """
-    >>> show_wait(42), show_wait(150), show_wait(3700)
-    ('42 s', '3 min', '1 h 2 min')
+    >>> show_wait(42), show_wait(150), show_wait(3700), show_wait(3599)
+    ('42 s', '3 min', '1 h 2 min', '1 h')
     """
     seconds = max(0, round(seconds))
     if seconds < 100:
         return f"{seconds} s"
     minutes = (seconds + 59) // 60
-    return f"{minutes} min" if minutes < 60 else f"{minutes // 60} h {minutes % 60} min"
+    if minutes < 60:
+        return f"{minutes} min"
+    return f"{minutes // 60} h" + (f" {minutes % 60} min" if minutes % 60 else "")
 
 
 def clean_name(name: str | None) -> str:

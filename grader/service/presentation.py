@@ -233,6 +233,49 @@ def score_parts(final: FinalScore | None) -> tuple[ScorePart, ...]:
     return tuple(parts)
 
 
+def score_line(final: FinalScore | None, late: bool = False) -> str:
+    """The report's score line: the final score first and, when it is not the grader's, the
+    grader's and what changed it. Every report (the page, its text, ``student submit``)
+    says it in these words, so none shows the grader's score as if it were the final one.
+
+    >>> from grader.service.records import LatePolicy
+    >>> from datetime import timedelta
+    >>> score_line(FinalScore.compute(100.0, 100.0, late_by=timedelta(hours=5),
+    ...                               policy=LatePolicy.parse("10%/day")))
+    "Final score: 90 / 100 (the grader's 100, late penalty -10)"
+    >>> score_line(FinalScore.compute(100.0, 100.0), late=True)
+    'Score: 100 / 100 (handed in late, without a penalty)'
+    """
+    if final is None or final.raw is None:
+        return ""
+    out_of = f" / {_number(final.max_score)}" if final.max_score is not None else ""
+    if not final.changed or final.final is None:
+        after = " (handed in late, without a penalty)" if late else ""
+        return f"Score: {_number(final.raw)}{out_of}{after}"
+    why = [f"the grader's {_number(final.raw)}"]
+    if final.penalty_points:
+        why.append(f"late penalty -{_number(final.penalty_points)}")
+    if final.adjustment is not None:
+        why.append(f"adjusted by your instructor {final.adjustment.points:+g}")
+    return f"Final score: {_number(final.final)}{out_of} ({', '.join(why)})"
+
+
+def with_score_line(report: str, line: str) -> str:
+    """The text report with its "Score: ..." line (the grader's score) replaced by ``line``.
+
+    >>> with_score_line("Submission: a.py\\nScore: 100 / 100\\n", "Final score: 90 / 100")
+    'Submission: a.py\\nFinal score: 90 / 100\\n'
+    """
+    if not line:
+        return report
+    lines = report.split("\n")
+    for index, text in enumerate(lines):
+        if text.startswith("Score: "):
+            lines[index] = line
+            return "\n".join(lines)
+    return report
+
+
 def final_json(final: FinalScore | None) -> dict[str, Any]:
     """The final score's fields of a submission's JSON (each None when absent).
 
@@ -294,11 +337,13 @@ def report_view(row: Submission, deadlines: Deadlines, instructor: bool = False,
     max_score = row.max_score
     if parts_of_score and final is not None:
         score, max_score = final.final, final.max_score
+    line = score_line(final, row.late)
     return {"score": score, "max_score": max_score, "score_parts": parts_of_score,
-            "raw_score": results.get("score"),
+            "raw_score": results.get("score"), "score_line": line,
             "lead": lead, "paste": paste, "cannot_run": cannot_run,
             "rows": rows, "sections": sections, "footer": footer,
-            "summary": row.report_text or str(results.get("output") or ""),
+            "summary": with_score_line(row.report_text or str(results.get("output") or ""),
+                                       line),
             "hidden_until_deadline": len(every) > len(results.get("tests", []))}
 
 
@@ -386,6 +431,7 @@ def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings
         items = [{"name": test.get("name"), "score": test.get("score"),
                   "max_score": test.get("max_score")} for test in _rubric_tests(results)]
     done = row.status == "done"
+    line = score_line(final, row.late) if done else ""
     return {"id": row.id, "number": row.ordinal, "status": row.status, "phase": live["phase"],
             "status_text": live["text"], "received_at": row.received_at,
             "filename": row.filename, "size": row.size, "sha256": row.sha256,
@@ -398,6 +444,8 @@ def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings
             "score": row.score if done else None,
             "max_score": row.max_score if done else None,
             **final_json(final if done else None),
+            "score_text": line if done and line else None,
             "error": row.error if row.status == "error" else None,
             "results": results,
-            "report": row.report_text if (done or instructor) else None}
+            "report": with_score_line(row.report_text, line)
+            if (done or instructor) and row.report_text else None}

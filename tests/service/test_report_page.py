@@ -384,7 +384,7 @@ def test_a_late_and_adjusted_score_shows_its_parts(course, graded):
                       "the 4x4 boards were not in the handout"),
                      ("Final score", "42.3 / 100", "")]
     html = _render_report(view)
-    assert "<h2>Score: 42.3 / 100</h2>" in html and "2 days late" in html
+    assert "<h2>Final score: 42.3 / 100</h2>" in html and "2 days late" in html
 
     data = presentation.submission_json(course.store, course.queue, course.settings, row,
                                         final=final)
@@ -417,3 +417,23 @@ def test_after_the_deadline_the_counts_give_way_to_the_failures_in_full(tmp_path
     assert after["sections"][0].name == "board untouched"       # the report's order kept
     assert after["sections"][0].blocks[0].call.startswith("mm_move(TTTBoard(")
     before.store.close()
+
+
+def test_the_whole_report_as_text_says_the_final_score_and_the_graders(course, graded):
+    # Issue 34: the page's text said 57.3 under the heading "Score: 52.3".
+    number = course.graded(graded["buggy"])
+    row = course.row(number)
+    final = FinalScore.compute(row.score, row.max_score, late_by=timedelta(hours=30),
+                               policy=LatePolicy.parse("10%/day"))
+    line = "Final score: 37.3 / 100 (the grader's 57.3, late penalty -20)"
+
+    view = presentation.report_view(row, course.settings.deadlines, final=final)
+    data = presentation.submission_json(course.store, course.queue, course.settings, row,
+                                        final=final)
+
+    assert "Score: 57.3 / 100" in row.report_text          # the grader's, as it graded
+    for text in (view["summary"], data["report"]):
+        assert line in text.splitlines()[:4]
+        assert "Score: 57.3" not in text
+    assert data["score_text"] == line
+    assert "<h2>Final score: 37.3 / 100</h2>" in _render_report(view)

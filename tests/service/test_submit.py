@@ -104,10 +104,30 @@ def test_refusals_print_the_servers_message_and_exit_1(serve, tmp_path: Path) ->
 
     assert rate_limited.returncode == 1
     assert "The server refused it: " in rate_limited.stderr
-    assert "Try again in " in rate_limited.stderr      # when, from its retry_after
+    # When, once: the server's message says it (issue 34: it was said twice).
+    assert "you can submit again at " in rate_limited.stderr
+    assert "Try again in " not in rate_limited.stderr
+    assert " 0 min)" not in rate_limited.stderr          # "in 1 h", not "in 1 h 0 min"
 
     forged = submit("--link", f"{server.url}/s/not-a-real-token", config=tmp_path / "f.json")
 
     assert forged.returncode == 1
     assert "Ask your instructor for a new link" in forged.stderr
     assert not (tmp_path / "f.json").exists()          # a refused link is not kept
+
+
+@pytest.mark.grades(1)
+def test_a_late_hand_in_prints_the_final_score_and_the_graders(serve, tmp_path: Path) -> None:
+    # Issue 34: "Score: 100 / 100 (late)" where the page said the final score was 90.
+    server = start(serve, tmp_path, "--deadline", "2020-01-01T00:00:00+00:00",
+                   "--late-deadline", "2100-01-01T00:00:00+00:00", "--late-penalty",
+                   "10%/day,max=10%")
+
+    done = submit("--link", link(server, "ada"), "--file", str(FAST),
+                  config=tmp_path / "ada.json")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    final = "Final score: 90 / 100 (the grader's 100, late penalty -10)"
+    assert done.stdout.count(final) == 2           # the report's heading, and the last line
+    assert "Score: 100 / 100" not in done.stdout    # never the grader's as if it were final
+    assert f"{final}. The page: {server.url}/submissions/" in done.stdout
