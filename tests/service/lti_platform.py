@@ -584,6 +584,18 @@ class LtiPlatform:
             f"the tool's registration page answered {response.status_code}: {response.text[:500]}")
         return self.wait_for_registration(before + 1, timeout=timeout)
 
+    def admin_registration_url(self, tool_registration_url: str) -> str:
+        """The LMS administrator's page that registers a tool: ``tool_registration_url``
+        (with the two query parameters) in a frame of the LMS's own page, as Canvas's
+        developer keys page and Moodle's "Manage tools" do; the page shows "closed" when the
+        tool's page posts ``org.imsglobal.lti.close`` (Dynamic Registration's end).
+
+            page.goto(platform.admin_registration_url(tool_url))
+            page.wait_for_selector("#closed:has-text('closed')")
+        """
+        return f"{self.url}/admin/registration?" + urlencode(
+            {"url": self.dynamic_registration_url(tool_registration_url)})
+
     def wait_for_registration(self, count: int = 1, timeout: float = 10.0) -> ToolRegistration:
         """The latest registration once ``count`` have arrived."""
         _wait(lambda: len(self.registrations) >= count, timeout,
@@ -867,6 +879,7 @@ class LtiPlatform:
             Route("/courses/{context}/framed/{hint}", self._framed_course_page),
             Route("/storage-frame", self._storage_frame),
             Route("/storage-log", self._storage_log, methods=["POST"]),
+            Route("/admin/registration", self._admin_registration),
         ]
         return Starlette(routes=routes)
 
@@ -1436,7 +1449,15 @@ class LtiPlatform:
         https. Its own host name stays ``url_host`` (``localhost``: another site than a
         tool at 127.0.0.1)."""
         self.__dict__["_tls"] = (str(certfile), str(keyfile))
-        self.url = "https" + self.url[len("http"):] if self.url.startswith("http:") else self.url
+
+        def secure(url: str) -> str:
+            return "https" + url[len("http"):] if url.startswith("http:") else url
+
+        # Everything named from the URLs so far follows: Canvas's school domain, and the
+        # line items made in __init__ (their ids are URLs).
+        self.url, self.school_url = secure(self.url), secure(self.school_url)
+        for item in self.line_items.values():
+            item["id"] = secure(item["id"])
         return self
 
     def framed_launch_url(self, user: str | User, *, storage: bool = True,
@@ -1468,15 +1489,19 @@ class LtiPlatform:
         hint = request.path_params["hint"]
         if hint not in self._pending:
             return PlainTextResponse("no such launch", status_code=404)
+        launch = f"/launch/{html.escape(hint)}?method=post"
+        # The tool's frame starts once the storage frame listens (else its first message
+        # could come before the listener, and the test would depend on the frames' race).
         storage = (f'<iframe name="{self.STORAGE_FRAME}" src="/storage-frame" '
-                   'title="storage" style="display:none"></iframe>'
+                   'title="storage" style="display:none" onload="document.getElementById('
+                   f'\'tool\').src = \'{launch}\'"></iframe>'
                    if hint in self._storage_hints() else "")
         return HTMLResponse(
             f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
             f"{html.escape(self.context_title)}</title></head>\n<body>\n"
             f"<h1>{html.escape(self.context_title)}</h1>\n{storage}\n"
             f'<iframe id="tool" name="tool" title="Minimax hand-in" '
-            f'src="/launch/{html.escape(hint)}?method=post" '
+            f'src="{"about:blank" if storage else launch}" '
             f'style="width:960px;height:640px;border:1px solid #888"></iframe>\n'
             "</body></html>\n")
 
@@ -1509,6 +1534,28 @@ window.addEventListener("message", function (event) {
 """
         return HTMLResponse("<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>"
                             f"<script>{script}</script></body></html>")
+
+    async def _admin_registration(self, request: Request) -> Response:
+        """See :meth:`admin_registration_url`: the tool's registration page in a frame."""
+        target = request.query_params.get("url", "")
+        if not target.startswith(("http://", "https://")):
+            return PlainTextResponse("no tool registration URL", status_code=400)
+        script = """
+window.addEventListener("message", function (event) {
+  var frame = document.getElementById("registration");
+  if (event.source === frame.contentWindow && event.data &&
+      event.data.subject === "org.imsglobal.lti.close") {
+    document.getElementById("closed").textContent = "closed";
+  }
+});
+"""
+        return HTMLResponse(
+            "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>Register a tool"
+            "</title></head>\n<body>\n<h1>Register an LTI 1.3 tool</h1>\n"
+            f"<p id=\"closed\"></p><script>{script}</script>\n"
+            f'<iframe id="registration" name="registration" title="The tool\'s registration" '
+            f'src="{html.escape(target)}" style="width:960px;height:480px"></iframe>\n'
+            "</body></html>\n")
 
     async def _storage_log(self, request: Request) -> Response:
         self.storage_requests().append(json.loads(await request.body()))

@@ -317,8 +317,9 @@ async def register(request: Request) -> Response:
     # the registering platform's origin (its openid_configuration's) may frame it
     framer = addresses.csp_origin(request.query_params.get("openid_configuration", ""))
     response.headers["content-security-policy"] = (
-        "default-src 'self'; script-src 'self'; style-src 'self'; object-src 'none'; "
-        f"base-uri 'none'; form-action 'self'; frame-ancestors {framer or NO_FRAME}")
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "object-src 'none'; base-uri 'none'; form-action 'self'; "
+        f"frame-ancestors {framer or NO_FRAME}")
     return response
 
 
