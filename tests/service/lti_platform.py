@@ -1491,17 +1491,21 @@ class LtiPlatform:
             return PlainTextResponse("no such launch", status_code=404)
         launch = f"/launch/{html.escape(hint)}?method=post"
         # The tool's frame starts once the storage frame listens (else its first message
-        # could come before the listener, and the test would depend on the frames' race).
+        # could come before the listener, and the test would depend on the frames' race),
+        # unless the test asks for a late storage frame (``storage_late_ms``): then both
+        # start at once and the storage frame listens only after that many milliseconds.
+        late = self.__dict__.get("storage_late_ms", 0)
         storage = (f'<iframe name="{self.STORAGE_FRAME}" src="/storage-frame" '
-                   'title="storage" style="display:none" onload="document.getElementById('
-                   f'\'tool\').src = \'{launch}\'"></iframe>'
+                   'title="storage" style="display:none"' + ("" if late else (
+                       ' onload="document.getElementById('
+                       f'\'tool\').src = \'{launch}\'"')) + '></iframe>'
                    if hint in self._storage_hints() else "")
         return HTMLResponse(
             f"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>"
             f"{html.escape(self.context_title)}</title></head>\n<body>\n"
             f"<h1>{html.escape(self.context_title)}</h1>\n{storage}\n"
             f'<iframe id="tool" name="tool" title="Minimax hand-in" '
-            f'src="{"about:blank" if storage else launch}" '
+            f'src="{"about:blank" if storage and not late else launch}" '
             f'style="width:960px;height:640px;border:1px solid #888"></iframe>\n'
             "</body></html>\n")
 
@@ -1512,7 +1516,7 @@ class LtiPlatform:
         origin only; an unknown subject is answered with an error."""
         script = """
 var kept = {};
-window.addEventListener("message", function (event) {
+window.setTimeout(function () { window.addEventListener("message", function (event) {
   var data = event.data || {};
   if (typeof data.subject !== "string" || data.subject.indexOf("lti.") !== 0) { return; }
   var answer = {subject: data.subject + ".response", message_id: data.message_id};
@@ -1530,8 +1534,8 @@ window.addEventListener("message", function (event) {
     {subject: data.subject, origin: event.origin, key: data.key || null,
      found: answer.value !== undefined})});
   event.source.postMessage(answer, event.origin);
-});
-"""
+}); }, LATE_MS);
+""".replace("LATE_MS", str(int(self.__dict__.get("storage_late_ms", 0))))
         return HTMLResponse("<!DOCTYPE html><html><head><meta charset=\"utf-8\"></head><body>"
                             f"<script>{script}</script></body></html>")
 

@@ -394,3 +394,28 @@ def test_in_the_lms_frame_with_its_cookies_blocked_the_platforms_storage_signs_i
         score = one_score_for(platform, "grace")
         assert (score["scoreGiven"], score["scoreMaximum"]) == (100, 100)
     assert problems == [], problems
+
+
+def test_a_storage_frame_that_listens_late_still_gets_the_launchs_state(
+        course: Course, chromium, tmp_path: Path) -> None:
+    """The LMS's storage frame may load after the tool's: the tool asks again until it is
+    answered (a real race: the first message went nowhere and the frame never signed in)."""
+    problems: list[str] = []
+    platform = course.platform
+    platform.__dict__["storage_late_ms"] = 1500
+    try:
+        with chromium_blocking_cookies(chromium, tmp_path / "profile", course.url,
+                                       platform.url) as context:
+            page = recorded(context.new_page(), problems)
+            before = len(platform.storage_requests())
+            page.goto(platform.framed_launch_url("grace"))
+            tool = page.frame(name="tool")
+            assert tool is not None
+            tool.wait_for_selector("h1:has-text('Open the page in a new tab')")
+            asked = [(one["subject"], one["found"])
+                     for one in platform.storage_requests()[before:]
+                     if one["origin"] == course.url]
+            assert ("lti.put_data", True) in asked and ("lti.get_data", True) in asked
+    finally:
+        platform.__dict__.pop("storage_late_ms", None)
+    assert problems == [], problems

@@ -14,6 +14,8 @@
   var key = node.getAttribute("data-key");
   var value = node.getAttribute("data-value");
   var WAIT_MS = 5000;          // an LMS that does not answer: give up (put: go on anyway)
+  var RESEND_MS = 400;         // the same message again until answered: the LMS's storage
+                               // frame may load after this one and miss the first
 
   function storageFrame() {
     var parent = window.parent !== window ? window.parent : window.opener;
@@ -23,13 +25,14 @@
   }
 
   function ask(subject, fields, done) {
-    var frame = storageFrame();
-    if (!frame) { done(null); return; }
+    if (!storageFrame()) { done(null); return; }
     var id = "ttt-" + Math.random().toString(36).slice(2) + Date.now().toString(36);
     var finished = false;
+    var resend = null;
     function finish(answer) {
       if (finished) { return; }
       finished = true;
+      window.clearInterval(resend);
       window.removeEventListener("message", listen);
       done(answer);
     }
@@ -42,7 +45,12 @@
     window.addEventListener("message", listen);
     var message = {subject: subject, message_id: id, key: key};
     for (var name in fields) { message[name] = fields[name]; }
-    frame.postMessage(message, origin);
+    function send() {       // put and get are idempotent: a repeat changes nothing
+      var frame = storageFrame();
+      if (frame) { frame.postMessage(message, origin); }
+    }
+    send();
+    resend = window.setInterval(send, RESEND_MS);
     window.setTimeout(function () { finish(null); }, WAIT_MS);
   }
 
