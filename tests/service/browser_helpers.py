@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -115,3 +116,13 @@ def watch_until_graded(page) -> tuple[list[str], list[str]]:
         items += [line for line in lines if line not in items]
         page.wait_for_timeout(250)
     raise AssertionError(f"no report after {GRADING_MS / 1000:g} s; seen: {statuses}")
+
+
+def hand_in_and_wait(frame: Any) -> None:
+    """Hand in the quick correct file from ``frame`` (a page or a frame) and wait for its
+    report."""
+    from service_helpers import FAST
+    frame.locator("input[name=file]").set_input_files(str(FAST))
+    frame.locator("button:has-text('Hand in')").click()
+    frame.wait_for_url(re.compile(r"/submissions/\d+$"))
+    watch_until_graded(frame)

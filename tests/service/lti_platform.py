@@ -746,6 +746,23 @@ class LtiPlatform:
     def accepted_scores(self) -> list[ScoreRecord]:
         return [score for score in self.received_scores if score.status == 200]
 
+    def only_score_for(self, who: str, timeout: float = 300.0,
+                       quiet: float = 2.0) -> dict[str, Any]:
+        """The only score accepted for user ``who``: it came within ``timeout`` seconds
+        (a grading run on a loaded machine) and no other came in the ``quiet`` after."""
+        user = self.users[who].user_id
+
+        def theirs() -> list[dict[str, Any]]:
+            return [one.body for one in self.accepted_scores() if one.body["userId"] == user]
+
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and not theirs():
+            time.sleep(0.2)
+        time.sleep(quiet)
+        scores = theirs()
+        assert len(scores) == 1, scores
+        return scores[0]
+
     def wait_for_scores(self, count: int = 1, timeout: float = 30.0,
                         accepted: bool = True) -> list[ScoreRecord]:
         """The scores received once ``count`` have arrived (``accepted``: answered 200)."""

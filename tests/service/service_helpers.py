@@ -8,9 +8,12 @@ database before it starts (``add_students``), so that their names can be anythin
 
 from __future__ import annotations
 
+import datetime
+import ipaddress
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -102,15 +105,57 @@ def add_students(data: Path, students: list[tuple[str, str, str]]) -> None:
         store.close()
 
 
-def start_server(data: Path, *options: str) -> Server:
-    """``python3 -m grader serve --data DATA --port 0 OPTIONS``, once it serves."""
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now (for a server that must know its URL beforehand)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def make_certificate(folder: Path) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 and localhost (a day long): (cert, key)."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import NameOID
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    moment = datetime.datetime.now(datetime.timezone.utc)
+    certificate = (
+        x509.CertificateBuilder().subject_name(name).issuer_name(name)
+        .public_key(key.public_key()).serial_number(x509.random_serial_number())
+        .not_valid_before(moment - datetime.timedelta(minutes=5))
+        .not_valid_after(moment + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([
+            x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
+            critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256()))
+    cert, private = folder / "cert.pem", folder / "key.pem"
+    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    private.write_bytes(key.private_bytes(serialization.Encoding.PEM,
+                                          serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+    private.chmod(0o600)
+    return cert, private
+
+
+def start_https(data: Path, port: int, cert: Path, key: Path, *options: str) -> Server:
+    """``python3 -m grader serve --ssl-certfile CERT --ssl-keyfile KEY`` on ``port``, once
+    it serves (one grading slot: the tests that use it hand in one file at a time)."""
+    return start_server(data, "--ssl-certfile", str(cert), "--ssl-keyfile", str(key),
+                        "--jobs", "1", *options, port=port)
+
+
+def start_server(data: Path, *options: str, port: int = 0) -> Server:
+    """``python3 -m grader serve --data DATA --port PORT OPTIONS``, once it serves."""
     log = data.parent / f"{data.name}-server.log"
     data.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as errors:
         process = subprocess.Popen(
-            [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", "0",
+            [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", str(port),
              *options], cwd=ROOT, stdout=subprocess.PIPE, stderr=errors, text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdin=subprocess.DEVNULL)
     lines: list[str] = []
     deadline = time.monotonic() + STARTUP_SECONDS
     assert process.stdout is not None
@@ -119,7 +164,7 @@ def start_server(data: Path, *options: str) -> Server:
         if not line:
             break
         lines.append(line)
-        found = re.match(r"Serving on (http://\S+?)/?$", line.strip())
+        found = re.match(r"Serving on (https?://\S+?)/?$", line.strip())
         if found:
             return Server(found.group(1), data, process, log, lines)
     process.kill()

@@ -14,16 +14,10 @@ allowed and blocked.
 
 from __future__ import annotations
 
-import datetime
-import ipaddress
 import json
 import os
 import re
-import socket
 import ssl
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -32,14 +26,11 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("lti1p3platform")
 
-from cryptography import x509  # noqa: E402
-from cryptography.hazmat.primitives import hashes, serialization  # noqa: E402
-from cryptography.hazmat.primitives.asymmetric import rsa  # noqa: E402
-from cryptography.x509.oid import NameOID  # noqa: E402
-from browser_helpers import (chromium_blocking_cookies, new_page, recorded,  # noqa: E402
-                             watch_until_graded)
+from browser_helpers import (chromium_blocking_cookies, hand_in_and_wait, new_page,  # noqa: E402
+                             recorded)
 from lti_platform import LtiPlatform  # noqa: E402
-from service_helpers import FAST, ROOT, STARTUP_SECONDS, Server, open_store  # noqa: E402
+from service_helpers import (free_port, make_certificate, open_store,  # noqa: E402
+                             start_https)
 
 from grader.service import lti  # noqa: E402
 from grader.service.lti import binding  # noqa: E402
@@ -50,58 +41,10 @@ GRADING_SECONDS = 300
 
 # --- the course over HTTPS -------------------------------------------------------------------
 
-def make_certificate(folder: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 and localhost (a day long): (cert, key)."""
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    moment = datetime.datetime.now(datetime.timezone.utc)
-    certificate = (
-        x509.CertificateBuilder().subject_name(name).issuer_name(name)
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(moment - datetime.timedelta(minutes=5))
-        .not_valid_after(moment + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([
-            x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
-            critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256()))
-    cert, private = folder / "cert.pem", folder / "key.pem"
-    cert.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    private.write_bytes(key.private_bytes(serialization.Encoding.PEM,
-                                          serialization.PrivateFormat.PKCS8,
-                                          serialization.NoEncryption()))
-    private.chmod(0o600)
-    return cert, private
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
-def start_https(data: Path, port: int, cert: Path, key: Path, *options: str) -> Server:
-    """``python3 -m grader serve --ssl-certfile CERT --ssl-keyfile KEY`` once it serves."""
-    log = data.parent / f"{data.name}-server.log"
-    with open(log, "ab") as errors:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "grader", "serve", "--data", str(data), "--port", str(port),
-             "--ssl-certfile", str(cert), "--ssl-keyfile", str(key), "--jobs", "1", *options],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=errors, text=True,
-            env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdin=subprocess.DEVNULL)
-    lines: list[str] = []
-    deadline = time.monotonic() + STARTUP_SECONDS
-    assert process.stdout is not None
-    while time.monotonic() < deadline:
-        line = process.stdout.readline()
-        if not line:
-            break
-        lines.append(line)
-        found = re.match(r"Serving on (https://\S+?)/?$", line.strip())
-        if found:
-            return Server(found.group(1), data, process, log, lines)
-    process.kill()
-    raise AssertionError("the server did not start:\n" + "".join(lines) + log.read_text())
 
 
 class Course:
@@ -327,26 +270,8 @@ def test_a_launch_without_cookies_completes_only_from_the_tools_own_page(course:
 
 # --- in Chromium: the launch inside the LMS's course page, cross-site -------------------------
 
-def hand_in_and_wait(frame: Any) -> None:
-    """Hand in the quick correct file from ``frame`` (a page or a frame) and wait for its
-    report."""
-    frame.locator("input[name=file]").set_input_files(str(FAST))
-    frame.locator("button:has-text('Hand in')").click()
-    frame.wait_for_url(re.compile(r"/submissions/\d+$"))
-    watch_until_graded(frame)
 
 
-def one_score_for(platform: LtiPlatform, who: str) -> dict[str, Any]:
-    """The only score the platform accepted for ``who`` (it came, and came once)."""
-    user = platform.users[who].user_id
-    deadline = time.monotonic() + GRADING_SECONDS
-    while time.monotonic() < deadline and not [
-            one for one in platform.accepted_scores() if one.body["userId"] == user]:
-        time.sleep(0.2)
-    time.sleep(2)                                             # nothing more comes
-    scores = [one.body for one in platform.accepted_scores() if one.body["userId"] == user]
-    assert len(scores) == 1, scores
-    return scores[0]
 
 
 @pytest.mark.grades(1)
@@ -363,7 +288,7 @@ def test_in_the_lms_frame_with_third_party_cookies_allowed(course: Course, chrom
     assert tool.url.startswith(course.url)                    # cross-site: 127.0.0.1 in localhost
     page.screenshot(path=str(shots / "lti-framed-student.png"))
     hand_in_and_wait(tool)
-    score = one_score_for(course.platform, "ada")
+    score = course.platform.only_score_for("ada")
     assert (score["scoreGiven"], score["scoreMaximum"]) == (100, 100)
     assert problems == [], problems
 
@@ -391,7 +316,7 @@ def test_in_the_lms_frame_with_its_cookies_blocked_the_platforms_storage_signs_i
         tab.wait_for_selector("h1:has-text('Hand in mm_player.py')")
         assert "signed in as g.hopper" in tab.inner_text("header")
         hand_in_and_wait(tab)
-        score = one_score_for(platform, "grace")
+        score = platform.only_score_for("grace")
         assert (score["scoreGiven"], score["scoreMaximum"]) == (100, 100)
     assert problems == [], problems
 

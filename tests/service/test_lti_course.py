@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -27,15 +26,10 @@ pytest.importorskip("lti1p3platform")
 
 from browser_helpers import new_page, watch_until_graded  # noqa: E402
 from lti_platform import LtiPlatform  # noqa: E402
-from service_helpers import FAST, ROOT  # noqa: E402
+from service_helpers import FAST, ROOT, free_port  # noqa: E402
 
 GRADING_SECONDS = 300
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def outbox(data: Path) -> list[tuple]:

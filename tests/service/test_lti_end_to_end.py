@@ -41,11 +41,11 @@ import pytest
 httpx = pytest.importorskip("httpx")
 pytest.importorskip("lti1p3platform")
 
-from browser_helpers import chromium_blocking_cookies, new_page, recorded  # noqa: E402
+from browser_helpers import (chromium_blocking_cookies, hand_in_and_wait, new_page,  # noqa: E402
+                             recorded)
 from lti_platform import CANVAS_SUBMISSION, LtiPlatform  # noqa: E402
-from service_helpers import ROOT, STARTUP_SECONDS, Server  # noqa: E402
-from test_lti_browser import (free_port, hand_in_and_wait, make_certificate,  # noqa: E402
-                              one_score_for)
+from service_helpers import (ROOT, STARTUP_SECONDS, Server, free_port,  # noqa: E402
+                             make_certificate)
 
 # Canvas names its storage frame in the login request (lti_storage_target); Moodle does not.
 STORAGE = {"canvas": True, "moodle": False}
@@ -225,7 +225,7 @@ def test_3_a_student_in_the_frame_hands_in_and_one_score_arrives(bound: Course, 
     assert "signed in as" in tool.inner_text("header")
     page.screenshot(path=str(shots / f"lti-e2e-{course.profile}-framed-student.png"))
     hand_in_and_wait(tool)
-    score = one_score_for(platform, "ada")
+    score = platform.only_score_for("ada")
     assert (score["scoreGiven"], score["scoreMaximum"]) == (100, 100)
     assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
     if course.profile == "canvas":       # a hand-in is a new attempt in Canvas's gradebook
@@ -273,7 +273,7 @@ def test_4_with_the_frames_cookies_blocked_a_student_still_hands_in(
         assert "Grace Hopper" in tab.inner_text("h1")
         assert "signed in as" in tab.inner_text("header")
         hand_in_and_wait(tab)
-        score = one_score_for(platform, "grace")
+        score = platform.only_score_for("grace")
         assert (score["scoreGiven"], score["scoreMaximum"]) == (100, 100)
     assert problems == [], problems
 
@@ -309,7 +309,7 @@ def test_5_a_grade_waiting_for_the_lms_is_sent_once_after_a_sigkill(bound: Cours
     platform.restore()
 
     course.start()                             # the same command, as a restart after a crash
-    score = one_score_for(platform, "katherine")
+    score = platform.only_score_for("katherine")
     assert (score["scoreGiven"], score["scoreMaximum"]) == (100, 100)
     with course.database() as database:
         submission = database.execute("SELECT status, attempts, student FROM submissions "

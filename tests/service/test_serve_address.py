@@ -13,7 +13,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -22,7 +21,7 @@ from starlette.testclient import TestClient
 
 from grader.service.app import create_app
 from grader.service.settings import ServiceSettings
-from service_helpers import ROOT, open_store
+from service_helpers import ROOT, free_port, open_store
 
 HTTPS = "https://grader.example.org"
 PLATFORM = {"issuer": "https://lms.example", "client_id": "c1", "deployment_ids": ["d1"],
@@ -48,11 +47,6 @@ def start_and_stop(data: Path, *options: str) -> tuple[str, str]:
     assert line.startswith("Serving on"), errors
     return line.strip(), errors
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def settings(data: Path) -> dict[str, str]:
