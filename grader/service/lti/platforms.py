@@ -251,6 +251,18 @@ def add_platform(store: Store, info: PlatformInfo, *, who: str,
     return found
 
 
+def own_hosts(platform: Platform) -> set[str]:
+    """The hosts of the platform's issuer, login, token and key set URLs."""
+    hosts = set()
+    for url in (platform.issuer, platform.auth_login_url, platform.auth_token_url,
+                platform.key_set_url):
+        try:
+            hosts.add(host_of(url))
+        except AddressRefused:
+            continue
+    return hosts
+
+
 def service_hosts(store: Store, platform: Platform) -> set[str]:
     """The hosts the platform's roster (NRPS) and grade (AGS) services may be on: those of
     its issuer, login, token and key set URLs, and those its registration recorded (the
@@ -260,13 +272,7 @@ def service_hosts(store: Store, platform: Platform) -> set[str]:
     Canvas: issuer canvas.instructure.com, login, token and keys on sso.canvaslms.com, the
     services and the registration endpoint on the school's domain.
     """
-    hosts = set()
-    for url in (platform.issuer, platform.auth_login_url, platform.auth_token_url,
-                platform.key_set_url):
-        try:
-            hosts.add(host_of(url))
-        except AddressRefused:
-            continue
+    hosts = own_hosts(platform)
     more = store.get_setting(f"{HOSTS_SETTING}{platform.id}")
     hosts.update(json.loads(more) if more else ())
     return hosts

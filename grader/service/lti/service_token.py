@@ -24,7 +24,7 @@ import httpx
 
 from grader.service.lti.addresses import AddressRefused, host_of
 from grader.service.lti.errors import PlatformError
-from grader.service.lti.platforms import Platform
+from grader.service.lti.platforms import Platform, own_hosts
 from grader.service.lti.tool_keys import ToolKey
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
@@ -40,7 +40,7 @@ class ServiceTokens:
         self.key = key
         self.http = http
         self.clock = clock
-        self.hosts = hosts or _own_hosts
+        self.hosts = hosts or own_hosts
         self._lock = threading.Lock()
         self._tokens: dict[tuple[int, str], tuple[str, float]] = {}
 
@@ -114,13 +114,3 @@ class ServiceTokens:
             self.forget(platform, scopes)
         return answer
 
-
-def _own_hosts(platform: Platform) -> set[str]:
-    hosts = set()
-    for url in (platform.issuer, platform.auth_login_url, platform.auth_token_url,
-                platform.key_set_url):
-        try:
-            hosts.add(host_of(url))
-        except AddressRefused:
-            continue
-    return hosts
