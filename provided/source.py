@@ -76,9 +76,25 @@ def read_source(path: Path) -> tuple[bytes, str]:
     if not data.strip():
         raise SourceError("empty", f"{path} is empty: submit the file in which you wrote "
                           "mm_move")
+    return data, decode_source(data, str(path))
+
+
+def decode_source(data: bytes, name: str) -> str:
+    """The text of a submission's bytes ``data`` (a file called ``name``), as Python reads
+    it (a PEP 263 coding line honoured, a UTF-8 byte-order mark dropped), or SourceError:
+    "binary" (a NUL byte) or "encoding". The submission page asks it of a hand-in before
+    storing it, as the grader asks it of a file before running it.
+
+    >>> decode_source(b"x = 1\\n", "mm_player.py")
+    'x = 1\\n'
+    >>> decode_source(b"x = '\\xe9'\\n", "mm_player.py")
+    Traceback (most recent call last):
+    ...
+    provided.source.SourceError: line 1, column 6: byte 0xe9 (offset 5) is not valid utf-8; save the file as UTF-8
+    """
     nul = data.find(b"\0")
     if nul >= 0:
-        raise SourceError("binary", f"{path} is not a text file (it holds a NUL byte at "
+        raise SourceError("binary", f"{name} is not a text file (it holds a NUL byte at "
                           f"offset {nul}): submit the .py source file, not a .pyc, a zip or "
                           "a document", data.count(b"\n", 0, nul) + 1)
     try:  # honours a PEP 263 coding line, as Python would
@@ -94,9 +110,9 @@ def read_source(path: Path) -> tuple[bytes, str]:
                           f"0x{data[exc.start]:02x} (offset {exc.start}) is not valid "
                           f"{encoding}; save the file as UTF-8", line) from None
     if problem:
-        raise SourceError("encoding", f"{path}: {problem}; save the file as UTF-8 and "
+        raise SourceError("encoding", f"{name}: {problem}; save the file as UTF-8 and "
                           "remove the coding line")
-    return data, text.lstrip("\ufeff")
+    return text.lstrip("\ufeff")
 
 
 def grader_can_import(name: str) -> bool:

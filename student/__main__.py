@@ -429,7 +429,7 @@ def _failure(verdict: Verdict, repeated: bool = False) -> str:
         lines.append(f"{pad}(the same details as above)")
     elif verdict.details:
         lines += [pad + line for line in verdict.details.splitlines()]
-    lines.append(f"{pad}why: {check.why}")
+    lines.append(f"{pad}why: {verdict.why or check.why}")
     mode = ", reverse game" if check.reverse else ""
     lines.append(f"{pad}the board ({NAMES[check.player]} to move{mode}):")
     lines += [pad + "  " + line for line in console.draw_board(check.board()).splitlines()]

@@ -36,12 +36,21 @@ CRASH = "crash"            # the process ended without reporting anything
 NOT_WRITTEN = "not_written"  # mm_move raised NotImplementedError (the unfilled template)
 LOAD_ERROR = "load_error"  # the file could not be imported, or has no mm_move
 
-STUCK_DETAILS = ("A correct mm_move answers this position in a few milliseconds. Does the "
-                 "search end? Each recursive call must try a move on a clone, so the board "
-                 "fills up, and stop at a finished board.")
+# What to look for when a call never returned: the check's own "why" explains an answer,
+# and there is none (a 1x1 board's "do not assume the board is 3x3" misleads here).
+STUCK_WHY = ("mm_move never returned, so there is no answer to judge; a correct mm_move "
+             "answers this position in a few milliseconds. Look for a loop whose condition "
+             "never changes (a while loop whose test depends on nothing the loop changes), or a "
+             "recursion that never reaches a finished board (each recursive call must play "
+             "one move on board.clone(), so the board fills up, and return as soon as "
+             "board.check_win() is not None).")
 
-WAITING_DETAILS = ("Does mm_move sleep (time.sleep) or wait for input (input())? The grader "
-                   "stops such a call at its limit too, and it gets no answer.")
+FINISHED_STUCK_WHY = ("The game on this board is already over, so mm_move must return at "
+                      "once, before any loop or recursion: check board.check_win() first. ")
+
+WAITING_WHY = ("mm_move never returned, and it was not computing. Does mm_move sleep "
+               "(time.sleep) or wait for input (input())? The grader stops such a call at "
+               "its limit too, and it gets no answer.")
 
 # Project root: the child must find `provided` and `student` even when they are not installed.
 _ROOT = Path(__file__).resolve().parent.parent
@@ -126,6 +135,7 @@ class Verdict:
     received: str = ""   # what mm_move returned, as it printed
     details: str = ""    # a traceback, or the board as mm_move left it
     notes: tuple[str, ...] = ()   # accepted, but not quite as asked (a list for a tuple)
+    why: str = ""        # what to look for, when the check's own "why" (of its answer) does not fit
 
 
 X, O, E = PLAYERX, PLAYERO, EMPTY
@@ -282,12 +292,16 @@ def judge(check: Check, reply: Reply) -> Verdict:
     True
     >>> judge(CHECKS[3], Reply(ANSWER, "(0, (0, 0))", 0, (0, 0))).problem
     'expected score 1 but received (0, (0, 0))'
+    >>> judge(CHECKS[3], Reply(TIMEOUT, message="did not return")).why[:49]
+    'mm_move never returned, so there is no answer to '
     """
     received = reply.answer
-    if reply.kind == TIMEOUT:
+    if reply.kind == TIMEOUT:    # no answer: the check's "why" of its answer does not help
         if reply.waited:
-            return Verdict(check, False, reply.message, details=WAITING_DETAILS)
-        return Verdict(check, False, f"{reply.message}: an endless loop?", details=STUCK_DETAILS)
+            return Verdict(check, False, reply.message, why=WAITING_WHY)
+        finished = FINISHED_STUCK_WHY if check.moves == {NO_MOVE} else ""
+        return Verdict(check, False, f"{reply.message}: an endless loop?",
+                       why=finished + STUCK_WHY)
     if reply.kind == ERROR:
         lines = [line for line in reply.message.strip().splitlines()
                  if not line.startswith("This looks like Python 2:")]

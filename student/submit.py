@@ -33,7 +33,7 @@ import urllib.parse
 import urllib.request
 import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
@@ -166,6 +166,27 @@ def when_to_retry(seconds: float, now: datetime | None = None) -> str:
         return f"Try again in {round(seconds)} seconds (after {after})."
     minutes = -(-int(seconds) // 60)
     return f"Try again in {minutes} minute{'s' if minutes != 1 else ''} (after {after})."
+
+
+def local_time(stamp: str, now: datetime | None = None) -> str:
+    """A time the server gave (ISO 8601, in UTC) as a person reads it, in this computer's
+    time zone: the year only when it is not this year's. A text that is not a time is
+    shown as it is.
+
+    >>> local_time("2026-06-15T12:00:30.5Z", datetime(2026, 1, 1))   # in Paris: 14:00
+    '... Jun ...:00 (your time)'
+    >>> local_time("soon")
+    'soon'
+    """
+    try:
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:            # the server's times are UTC, whatever it says
+        moment = moment.replace(tzinfo=timezone.utc)
+    here = moment.astimezone()           # this computer's zone, as the student's clock shows
+    year = "" if here.year == (now or datetime.now()).year else f" {here.year}"
+    return f"{here:%a} {here.day} {here:%b}{year} {here:%H:%M} (your time)"
 
 
 def _multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
@@ -410,7 +431,8 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
     intact = "" if received.sha256 in ("", digest) else (
         f"  WARNING: the server's hash {received.sha256[:12]} differs from your file's "
         f"{digest[:12]}: hand it in again")
-    print(f"Received: submission {received.id} at {received.received_at}, {received.size} bytes, "
+    print(f"Received: submission {received.id} at {local_time(received.received_at)}, "
+          f"{received.size} bytes, "
           f"sha256 {received.sha256[:12]}{intact}", file=stdout, flush=True)
     try:
         state = wait_until_graded(link, received.id, Progress(stdout), args.wait)

@@ -13,12 +13,16 @@ grader.sandbox.submission.LoadError: there is no file /nonexistent/mm.py
 from __future__ import annotations
 
 import ast
+import threading
+import warnings
 from pathlib import Path
 
 from grader.sandbox.protocol import text_of
 from provided.course import course_module
 from provided.python2 import import_hint, python2_fix, python2_hint, python2_message
 from provided.source import SourceError, read_source
+
+_COMPILING = threading.Lock()   # warnings' filters are global: one compile at a time
 
 LOAD_ERROR_KINDS = ("missing", "not_a_file", "too_large", "empty", "binary", "encoding",
                     "syntax", "python2", "import_error", "exit", "timeout", "no_function")
@@ -119,3 +123,31 @@ def read_submission(path: Path) -> tuple[bytes, str]:
         return read_source(path)
     except SourceError as problem:
         raise LoadError(problem.kind, problem.message, problem.line) from None
+
+
+def compile_error(data: bytes, name: str) -> LoadError | None:
+    """The LoadError the grader's report gives a file that does not compile (a Python 2
+    line and its fix, or Python's own message), or None when it compiles. It compiles
+    ``data`` as the sandbox's worker does (``grader/sandbox/inside/worker.py``) and words
+    the failure with :func:`load_error`, so the submission page refuses, before storing
+    it, a hand-in the grader could only give 0, in the report's words. Runs nothing.
+
+    >>> print(compile_error(b'def mm_move(board, player):\\n    print "hi"\\n', "a.py"))
+    line 2: print "hi"  -> write print("hi")
+    This file is Python 2; the course runs Python 3.
+    >>> compile_error(b"def mm_move(board, player):\\n    return 0, (-1, -1)\\n", "a.py") is None
+    True
+    """
+    lines = data.decode("utf-8", "replace").splitlines()
+    try:
+        with _COMPILING, warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # "invalid escape sequence" and the like
+            compile(data, name, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return load_error({"kind": "syntax", "line": exc.lineno,
+                           "text": (exc.text or "").rstrip("\n"),
+                           "message": f"{type(exc).__name__}: {exc.msg}"}, lines)
+    except (ValueError, MemoryError, RecursionError) as exc:   # NUL bytes, nesting too deep
+        return load_error({"kind": "syntax", "line": None, "text": "",
+                           "message": f"{type(exc).__name__}: {exc}"}, lines)
+    return None

@@ -213,17 +213,32 @@ def import_roster(store: Store, path: Path) -> tuple[int, int]:
     return store.upsert_students([_entry(entry) for entry in read_roster(path)])
 
 
-def print_links(store: Store, base_url: str, rows: Iterable[str] | None = None) -> None:
+def print_links(store: Store, base_url: str, rows: Iterable[str] | None = None,
+                bom: bool = True) -> None:
     """CSV student_id,name,email,link on stdout (only ``rows``' ids, when given), as the
-    other CSVs are: UTF-8 with a byte-order mark, cells safe from spreadsheets' formulas."""
+    other CSVs are: cells safe from spreadsheets' formulas, and UTF-8 with a byte-order
+    mark when ``bom`` (what Excel needs to read accents in ``--links > links.csv``; a
+    terminal shows it as a stray character, so not there)."""
     wanted = None if rows is None else set(rows)
     lines = [{"student_id": link.student_id, "name": link.name, "email": link.email,
               "link": link.link}
              for link in store.student_links(base_url)
              if wanted is None or link.student_id in wanted]
+    text = table.csv_text(LINKS_COLUMNS, lines)
+    if not bom:
+        text = text.removeprefix(table.BOM)
     sys.stdout.flush()
-    sys.stdout.buffer.write(table.csv_text(LINKS_COLUMNS, lines).encode("utf-8"))
+    sys.stdout.buffer.write(text.encode("utf-8"))
     sys.stdout.buffer.flush()
+
+
+def links_are_a_file() -> bool:
+    """Whether ``--links`` writes to a file (or a pipe), which gets Excel's byte-order mark,
+    rather than to a terminal, which would show it as garbage."""
+    try:
+        return not sys.stdout.isatty()
+    except (AttributeError, ValueError):      # closed or replaced: not a terminal
+        return True
 
 
 def import_deadlines(store: Store, path: Path, zone: Any) -> int:
@@ -314,7 +329,8 @@ def serve_command(args: argparse.Namespace) -> int:
         given = args.base_url or (f"{scheme}://{_url_host(args.host)}:{port}"
                                   if args.port is not None else "")
         print_links(store, (given or stored_url
-                            or f"{scheme}://{_url_host(args.host)}:{port}").rstrip("/"))
+                            or f"{scheme}://{_url_host(args.host)}:{port}").rstrip("/"),
+                    bom=links_are_a_file())
         return EXIT_OK
     if args.port is None:            # the port the course was served on last, else 8000
         args.port = int(settings["port"]) if settings["port"].isdigit() else DEFAULT_PORT
@@ -339,7 +355,9 @@ def serve_command(args: argparse.Namespace) -> int:
         _first_start(args, base_url, first_token)
     if args.demo:
         print("demo students' links:")
-        print_links(store, base_url, [student_id for student_id, _, _ in DEMO_STUDENTS])
+        # Lines among the server's messages, on a terminal or in its log: not a CSV file.
+        print_links(store, base_url, [student_id for student_id, _, _ in DEMO_STUDENTS],
+                    bom=False)
     deadlines = Deadlines(_maybe_time(settings["deadline"]),
                           _maybe_time(settings["late_deadline"]))
     service = web.ServiceSettings(

@@ -2,9 +2,11 @@
 
 Every refusal is a :class:`Refused` with the HTTP status the JSON API answers and a message
 a student can act on (what is wrong, and when they can submit again). The content is
-checked first (empty, too large, an archive, binary, not UTF-8), then the deadline, then
-the limits that depend on earlier submissions (one in flight, so many per hour), which
-``storage.Store.add_submission`` checks in the transaction that stores it.
+checked first (empty, too large, an archive, binary, not UTF-8, then whether the grader can
+read it as Python 3 at all: :func:`check_compiles`), then the deadline, then the limits that
+depend on earlier submissions (one in flight, so many per hour), which
+``storage.Store.add_submission`` checks in the transaction that stores it. A refused file is
+not stored, so it is never the latest hand-in and never counts against the hourly limit.
 
 >>> check_content("mm_player.py", b"def mm_move(board, player):\\n    pass\\n", 1024)
 >>> check_content("mm_player.py", b"", 1024)
@@ -18,12 +20,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
+from grader.sandbox.submission import compile_error
 from grader.service.storage import InFlight, TooMany
 from grader.service.times import parse_time, show_time
+from provided.source import SourceError, decode_source
 
 ARCHIVES = (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar")
 ARCHIVE_MAGIC = (b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"7z\xbc\xaf", b"Rar!", b"BZh")
 MAX_NAME = 200          # characters of a file name kept
+PASTED_NAME = "mm_player.py (pasted)"   # the name of code pasted in the page's box
 
 
 class Refused(Exception):
@@ -125,6 +130,38 @@ def check_content(filename: str, data: bytes, max_size: int) -> None:
         raise Refused(400, f"{filename} is not UTF-8 text (byte {problem.start + 1}, line "
                            f"{line}): save it as UTF-8 in your editor and hand it in "
                            "again") from None
+
+
+def check_compiles(filename: str, data: bytes) -> None:
+    """Refused (400) when the grader could not read ``data`` as Python 3 source at all (a
+    Python 2 file, a page of prose, a coding line that does not fit the bytes): the grader
+    would give it 0 without running a line, so it is refused here, in the grader's words
+    (``provided.source.decode_source`` and ``grader.sandbox.submission.compile_error``, as
+    the report would say it). A file that compiles goes on, right or wrong: it is graded.
+
+    >>> check_compiles("mm_player.py", b"def mm_move(board, player):\\n    return 0, (-1, -1)\\n")
+    >>> check_compiles("mm_player.py", b"def mm_move(board, player):\\n    print board\\n")
+    Traceback (most recent call last):
+    ...
+    grader.service.intake.Refused: mm_player.py cannot be graded, so it was not handed in: line 2: print board  -> write print(board)
+    This file is Python 2; the course runs Python 3.
+    Fix it and hand it in again (a file that is refused does not count against your hand-ins per hour).
+    """
+    try:
+        decode_source(data, filename)
+    except SourceError as problem:
+        reason = problem.message
+    else:
+        error = compile_error(data, filename)
+        if error is None:
+            return
+        reason = error.message
+    if not filename.lower().endswith(".py") and filename != PASTED_NAME:
+        reason += (f"\n-> {filename} is not a Python file: hand in the .py file in which you "
+                   "wrote mm_move")
+    raise Refused(400, f"{filename} cannot be graded, so it was not handed in: {reason}\n"
+                       "Fix it and hand it in again (a file that is refused does not count "
+                       "against your hand-ins per hour).")
 
 
 def check_deadline(deadlines: Deadlines, now: datetime, zone: tzinfo | None = None,

@@ -21,7 +21,9 @@ import collections
 import dataclasses
 import hashlib
 import json
+import keyword
 import logging
+import re
 import shutil
 import statistics
 import threading
@@ -37,11 +39,13 @@ from grader.service.folder import private_folder, write_private
 from grader.service.storage import Store, Submission
 from grader.suite.config import Config
 from grader.suite.plugin import PROGRESS_VARIABLE
+from provided.source import grader_can_import
 
 log = logging.getLogger("grader.service")
 
 WORK = "work"                  # DATA/work/ID/: a submission's file and its grading run
-SUBMISSION_NAME = "mm_player.py"
+SUBMISSION_NAME = "mm_player.py"   # the name a hand-in is graded under when its own will not do
+OWN_PACKAGES = ("student", "grader", "tests")   # a file of that name would not be the one imported
 PROGRESS_NAME = "progress.jsonl"
 IDLE_POLL_SECONDS = 1.0        # a thread with nothing to do looks again after this
 DEFAULT_GRADE_SECONDS = 20.0   # the estimate of a grading run before any has finished
@@ -56,6 +60,28 @@ class QueueOptions:
     jobs: int = 1                       # grading runs at once (threads; on Dask: tasks)
     scheduler: str | None = None        # a Dask scheduler's address, or None: this machine
     timeout: float | None = DEFAULT_TIMEOUT
+
+
+def graded_file_name(filename: str) -> str:
+    """The name a hand-in is graded under: its name as handed in, made a valid module
+    name, so the report's "try a call" lines (``from buggy import mm_move``) import the
+    student's own file. A name that would import something else (``random.py``, the
+    course's ``poc_ttt_provided.py``) or has nothing to keep is graded as mm_player.py.
+
+    >>> graded_file_name("buggy.py"), graded_file_name("mm_player (1).py")
+    ('buggy.py', 'mm_player_1.py')
+    >>> graded_file_name("mm_player.py (pasted)"), graded_file_name("My Player.PY")
+    ('mm_player.py', 'My_Player.py')
+    >>> graded_file_name("random.py"), graded_file_name("2.py"), graded_file_name("class.py")
+    ('mm_player.py', 'mm_player.py', 'mm_player.py')
+    """
+    name = filename.removesuffix(" (pasted)")
+    stem = name[:-3] if name.lower().endswith(".py") else name.rpartition(".")[0] or name
+    stem = re.sub(r"[^A-Za-z0-9_]+", "_", stem).strip("_")   # ASCII: any file system
+    if (not stem.isidentifier() or keyword.iskeyword(stem) or grader_can_import(stem)
+            or stem in OWN_PACKAGES):
+        return SUBMISSION_NAME
+    return f"{stem}.py"
 
 
 def config_label(options: GradingOptions) -> str:
@@ -275,7 +301,7 @@ class GradingQueue:
 
     def _grade(self, row: Submission, grading: GradingOptions, slot: Slot | None) -> None:
         folder = private_folder(self.data / WORK / str(row.id))   # 0700, as DATA itself
-        path = folder / SUBMISSION_NAME
+        path = folder / graded_file_name(row.filename)   # the report names it as handed in
         write_private(path, self.store.submission_bytes(row.id))
         progress = folder / PROGRESS_NAME
         write_private(progress, b"")

@@ -18,8 +18,8 @@ from starlette.routing import Route
 from grader.service import auth, record_queries
 from grader.service.classbook import CourseRecords
 from grader.service.records import FinalScore
-from grader.service.intake import (Refused, check_content, check_deadline,
-                                   clean_name, refusal_for)
+from grader.service.intake import (PASTED_NAME, Refused, check_compiles, check_content,
+                                   check_deadline, clean_name, refusal_for)
 from grader.service.pages import path_for, read_form, refused, render
 from grader.service.presentation import page_context, submission_json, wait_for
 from grader.service.settings import ServiceSettings
@@ -27,8 +27,6 @@ from grader.service.storage import InFlight, Store, Submission, TooMany
 from grader.service.times import now
 
 log = logging.getLogger("grader.service")
-
-PASTED_NAME = "mm_player.py (pasted)"
 
 # --- the student's pages -------------------------------------------------------------------
 
@@ -97,6 +95,7 @@ async def _accept(request: Request, student: str, filename: str, data: bytes) ->
     store: Store = state.store
     moment = now()
     check_content(filename, data, settings.max_size)
+    await run_in_threadpool(check_compiles, filename, data)   # nothing stored, nothing counted
     deadlines, own = record_queries.deadlines_of(store, student, settings.deadlines)
     late = check_deadline(deadlines, moment, settings.zone, own)
     try:

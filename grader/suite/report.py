@@ -389,6 +389,31 @@ def _policy_sentence(result: GradeResult) -> str:
     return f"The limit: {policy.describe()}." if policy is not None else ""
 
 
+def _budget_used(policy: TimePolicy, budget_seconds: object, spent: float,
+                 reference: float) -> str:
+    """The grade's time budget and what the student's code used of it, in words a student
+    reads: in searches of the empty board by the yardstick minimax, and in seconds.
+
+    >>> print(_budget_used(TimePolicy(), 199.0, 3.04, 4.42))
+    all your calls together may take as long as 45 of that minimax's searches of the empty 3x3 board (about 199 s here); your code took as long as 3.0 of them (about 13 s).
+    """
+    about = (f" (about {budget_seconds:.0f} s here)"
+             if isinstance(budget_seconds, (int, float)) else "")
+    return (f"all your calls together may take as long as {policy.budget:g} of that "
+            f"minimax's searches of the empty 3x3 board{about}; your code took as long as "
+            f"{spent:.1f} of them "
+            f"(about {_seconds(spent * reference)} s).")
+
+
+def _seconds(seconds: float) -> str:
+    """
+    >>> _seconds(0.04), _seconds(9.46), _seconds(133.2)
+    ('0.04', '9.5', '133')
+    """
+    return f"{seconds:.2f}" if seconds < 1 else f"{seconds:.1f}" if seconds < 10 \
+        else f"{seconds:.0f}"
+
+
 def _timing_lines(result: GradeResult) -> list[str]:
     """How the limits were set on this run (said once), and what was not asked or not made.
 
@@ -406,22 +431,21 @@ def _timing_lines(result: GradeResult) -> list[str]:
         timed = (f"before the first call, its speed checked again as the grade goes on "
                  f"(full timings on this run: {times if isinstance(times, int) else 1}; "
                  f"{reference:.2f} s for the empty 3x3 board at the last)")
-        budget = timing.get("budget_seconds")
-        about = f", about {budget:.0f} s here" if isinstance(budget, (int, float)) else ""
         spent = timing.get("budget_spent", 0.0)
+        used = _budget_used(policy, timing.get("budget_seconds"), spent, reference)
         late = any(f.category in TIME_CATEGORIES for item in result.items
                    for f in item.failures)
         if not late and not result.not_run:   # nothing to explain: the rule is noise
             return lines + wrap(
-                f"time limits: every call was within its limit ({policy.factor:g} times a "
-                "plain minimax on a course-style board, which needs "
-                f"{reference:.2f} s for the empty 3x3 board here; {spent:.1f} of "
-                f"{policy.budget:g} such searches used).")
+                "time limits: every call was within its limit. A limit is measured against a "
+                "plain minimax (a clone at every step, no pruning) on a board written like "
+                f"the course's, timed on this machine: it needs {reference:.2f} s of CPU time "
+                f"for the empty 3x3 board. A call may take {policy.factor:g} times what that "
+                f"minimax needs for a position as hard, and {used}")
         lines += wrap(
             f"time limits: {policy.describe()}. That minimax is timed on this machine "
             f"{timed}, so each call's limit is worked out when the call is made: a failure "
-            f"says the limit it was held to. The whole grade may use {policy.budget:g} such "
-            f"searches of the empty board{about} ({spent:.1f} used).")
+            f"says the limit it was held to. For the whole grade, {used}")
     if result.too_slow:
         stuck = any(f.category == STUCK for item in result.items for f in item.failures)
         label = "too slow or stuck" if stuck else "too slow"

@@ -39,10 +39,13 @@ TIMING_TIME_FIELDS = {"budget_seconds", "budget_spent", "empty_board_cpu_seconds
 _SECONDS = re.compile(r"\d+(\.\d+)? s\b")
 _SEARCHES = re.compile(r"\d+(\.\d+)? of (\d+) such searches")
 _USED = re.compile(r"\(\d+(\.\d+)? used\)")          # the budget spent, in searches
+# The same, as a student reads it, at the end of a paragraph (wrapped anywhere in it).
+_TOOK = re.compile(r"as\s+long\s+as\s+\d+(\.\d+)?\s+of\s+them\s+\(about\s+\d+(\.\d+)?\s+s\)")
 _UID = re.compile(r"uid \d+")
 _TAG = re.compile(r"(TTT_SANDBOX'?(?:: |=)'?)[0-9a-f]{16}")   # each sandbox's random mark
 _TIMINGS = re.compile(r"(timings\s+on\s+this\s+run:\s+)\d+")   # a count that follows time
-_MASKS = ((_SECONDS, "<t> s"), (_USED, "(<t> used)"), (_SEARCHES, r"<t> of \2 such searches"),
+_MASKS = ((_TOOK, "as long as <t> of them (about <t> s)"), (_SECONDS, "<t> s"),
+          (_USED, "(<t> used)"), (_SEARCHES, r"<t> of \2 such searches"),
           (_UID, "uid <n>"), (_TAG, r"\1<tag>"), (_TIMINGS, r"\1<n>"))
 
 
@@ -51,6 +54,8 @@ def _text(text: str) -> str:
 
     >>> _text("about 4.2 s here (1.1 used), uid 1234, 'TTT_SANDBOX': '6235e4fe872cfb2f'")
     "about <t> s here (<t> used), uid <n>, 'TTT_SANDBOX': '<tag>'"
+    >>> _text("your code took as long as 3.0 of\\nthem (about 13\\ns).")
+    'your code took as long as <t> of them (about <t> s).'
     >>> _text("(timings on this run: 2; 2.61 s for the empty 3x3 board at the last)")
     '(timings on this run: <n>; <t> s for the empty 3x3 board at the last)'
     """
