@@ -29,6 +29,8 @@ httpx = pytest.importorskip("httpx")
 
 from grader.service import auth  # noqa: E402
 from grader.service import server as page_server  # noqa: E402
+from grader.service.database import Database  # noqa: E402
+from grader.service.schema import MIGRATIONS  # noqa: E402
 from grader.service.storage import Store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -194,3 +196,16 @@ def serve_in_thread(application: Any, **options: Any) -> Iterator[tuple[int, Any
         server.should_exit = True
         thread.join(30)
         listener.close()
+
+
+def database_at_version(path: Path, version: int) -> Database:
+    """A course's database at ``path`` as schema ``version`` made it (its first ``version``
+    migrations, each recorded as migrate records it), to test the migrations after it:
+    ``assert migrate(database_at_version(path, 3)) == [4, 5, 6, 7]``."""
+    database = Database(path)
+    for number, _, step in MIGRATIONS[:version]:
+        with database.transaction() as db:
+            step(db)
+            db.execute("INSERT INTO settings VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE "
+                       "SET value = excluded.value", (str(number),))
+    return database

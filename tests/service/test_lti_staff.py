@@ -23,6 +23,7 @@ pytest.importorskip("lti1p3platform")
 from lti_platform import LIS, LtiPlatform  # noqa: E402
 from lti_tool import (CANVAS_TA, ToolServer, csrf_of, launch, refusal,  # noqa: E402
                       signed_in_as)
+from service_helpers import database_at_version  # noqa: E402
 
 from grader.service.lti import binding  # noqa: E402
 
@@ -164,16 +165,10 @@ def test_a_ta_whose_later_launch_says_learner_is_no_longer_a_grader(tool, platfo
 
 
 def test_a_course_of_version_6_keeps_its_tas_rows_but_they_grade_only_after_a_launch(tmp_path):
-    from grader.service.database import Database
-    from grader.service.schema import MIGRATIONS, migrate
+    from grader.service.schema import migrate
     from grader.service.storage import Store
 
-    database = Database(tmp_path / "course.sqlite3")
-    for version, _, step in MIGRATIONS[:6]:
-        with database.transaction() as db:
-            step(db)
-            db.execute("INSERT INTO settings VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE "
-                       "SET value = excluded.value", (str(version),))
+    database = database_at_version(tmp_path / "course.sqlite3", 6)
     with database.transaction() as db:
         db.execute("INSERT INTO lti_platforms (issuer, client_id, auth_login_url, "
                    "auth_token_url, key_set_url, added_at, added_by) VALUES ('https://lms', "
