@@ -48,7 +48,6 @@ import os
 import random
 import re
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -60,7 +59,7 @@ from datetime import datetime
 from pathlib import Path
 
 import httpx
-from serving import roster_tokens, start_serving, stop_server
+from serving import clean_up, roster_tokens, start_serving, stop_server
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
@@ -539,12 +538,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"same code, same score: {len(graded) - len(differ)} of {len(graded)} agree "
                   f"with batch" + "".join(f"\n  {row}" for row in differ[:10]))
     finally:
-        if server is not None:
-            stop_server(server)
-        if args.keep:
-            print(f"kept {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        clean_up(server, folder, args.keep)
     return 0
 
 

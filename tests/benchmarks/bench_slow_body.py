@@ -35,7 +35,6 @@ import asyncio
 import multiprocessing
 import os
 import resource
-import shutil
 import statistics
 import subprocess
 import sys
@@ -45,7 +44,7 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
-from serving import roster_tokens, start_serving, stop_server
+from serving import clean_up, roster_tokens, start_serving
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
@@ -250,12 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         if attackers is not None and attackers.is_alive():
             attackers.terminate()
             attackers.join(30)
-        if server is not None:
-            stop_server(server)
-        if args.keep:
-            print(f"kept {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        clean_up(server, folder, args.keep)
 
 
 if __name__ == "__main__":

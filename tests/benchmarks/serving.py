@@ -6,7 +6,7 @@ read the URL it prints, stop it. Not a benchmark and not a test: a module the sc
     tokens = roster_tokens(command, roster)
     server, url = start_serving([*command, "--port", "0"], folder / "server.log")
     try: ...
-    finally: stop_server(server)
+    finally: clean_up(server, folder, keep=False)
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -60,3 +61,14 @@ def stop_server(server: subprocess.Popen) -> None:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def clean_up(server: subprocess.Popen | None, folder: Path, keep: bool) -> None:
+    """Stop the server (if it started), then remove the benchmark's ``folder`` unless
+    ``keep`` (--keep), saying where it is kept."""
+    if server is not None:
+        stop_server(server)
+    if keep:
+        print(f"kept {folder}")
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
