@@ -48,8 +48,6 @@ import os
 import random
 import re
 import resource
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -61,6 +59,7 @@ from datetime import datetime
 from pathlib import Path
 
 import httpx
+from serving import clean_up, roster_tokens, start_serving, stop_server
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
@@ -175,35 +174,10 @@ def build_class(folder: Path, args: argparse.Namespace, rng: random.Random
 def start_server(data: Path, roster: Path, jobs: int) -> tuple[subprocess.Popen, str, dict]:
     """Import the roster (printing the links), then serve; the URL it prints, and the tokens."""
     command = [sys.executable, "-m", "grader", "serve", "--data", str(data), "--host", HOST]
-    links = subprocess.run([*command, "--roster", str(roster), "--links"], cwd=PROJECT,
-                           capture_output=True, text=True, check=True, timeout=300).stdout
-    links = links.removeprefix("\ufeff")       # --links writes CSV for Excel: a BOM first
-    tokens = {row["student_id"]: row["link"].rsplit("/", 1)[1]
-              for row in csv.DictReader(links.splitlines())}
-    server = subprocess.Popen([*command, "--port", "0", "--jobs", str(jobs), "--per-hour", "0",
-                               "--quiet"], cwd=PROJECT, stdout=subprocess.PIPE,
-                              stderr=open(data.parent / "server.log", "ab"), text=True,
-                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
-    give_up = time.monotonic() + 120
-    while time.monotonic() < give_up:
-        line = server.stdout.readline()
-        if not line:
-            break
-        found = re.match(r"Serving on (http://\S+?)/?$", line.strip())
-        if found:
-            return server, found.group(1), tokens
-    server.kill()
-    raise SystemExit("the server did not start: see " + str(data.parent / "server.log"))
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    tokens = roster_tokens(command, roster)
+    server, url = start_serving([*command, "--port", "0", "--jobs", str(jobs), "--per-hour",
+                                 "0", "--quiet"], data.parent / "server.log")
+    return server, url, tokens
 
 
 def proc_kib(pid: int, key: str) -> int:
@@ -564,12 +538,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"same code, same score: {len(graded) - len(differ)} of {len(graded)} agree "
                   f"with batch" + "".join(f"\n  {row}" for row in differ[:10]))
     finally:
-        if server is not None:
-            stop_server(server)
-        if args.keep:
-            print(f"kept {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        clean_up(server, folder, args.keep)
     return 0
 
 

@@ -32,13 +32,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import multiprocessing
 import os
-import re
 import resource
-import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -48,6 +44,7 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
+from serving import clean_up, roster_tokens, start_serving
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
@@ -89,40 +86,15 @@ def start_server(folder: Path, nofile: int) -> tuple[subprocess.Popen, str, str]
                       encoding="utf-8")
     command = [sys.executable, "-m", "grader", "serve", "--data", str(folder / "course"),
                "--host", HOST]
-    links = subprocess.run([*command, "--roster", str(roster), "--links"], cwd=PROJECT,
-                           capture_output=True, text=True, check=True, timeout=300).stdout
-    links = links.removeprefix("\ufeff")
-    token = next(row["link"].rsplit("/", 1)[1] for row in csv.DictReader(links.splitlines())
-                 if row["student_id"] == "probe")
+    token = roster_tokens(command, roster)["probe"]
 
     def limit_files() -> None:          # soft and hard: the server cannot raise it
         hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(nofile, hard), min(nofile, hard)))
 
-    server = subprocess.Popen([*command, "--port", "0", "--jobs", "1"], cwd=PROJECT,
-                              stdout=subprocess.PIPE, stderr=open(folder / "server.log", "ab"),
-                              text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-                              preexec_fn=limit_files)
-    give_up = time.monotonic() + 120
-    while time.monotonic() < give_up:
-        line = server.stdout.readline()
-        if not line:
-            break
-        found = re.match(r"Serving on (http://\S+?)/?$", line.strip())
-        if found:
-            return server, found.group(1), token
-    server.kill()
-    raise SystemExit("the server did not start: see " + str(folder / "server.log"))
-
-
-def stop_server(server: subprocess.Popen) -> None:
-    if server.poll() is None:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+    server, url = start_serving([*command, "--port", "0", "--jobs", "1"],
+                                folder / "server.log", preexec_fn=limit_files)
+    return server, url, token
 
 
 def open_descriptors(pid: int) -> int:
@@ -277,12 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         if attackers is not None and attackers.is_alive():
             attackers.terminate()
             attackers.join(30)
-        if server is not None:
-            stop_server(server)
-        if args.keep:
-            print(f"kept {folder}")
-        else:
-            shutil.rmtree(folder, ignore_errors=True)
+        clean_up(server, folder, args.keep)
 
 
 if __name__ == "__main__":

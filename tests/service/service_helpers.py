@@ -16,15 +16,21 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
 httpx = pytest.importorskip("httpx")
 
 from grader.service import auth  # noqa: E402
+from grader.service import server as page_server  # noqa: E402
+from grader.service.database import Database  # noqa: E402
+from grader.service.schema import MIGRATIONS  # noqa: E402
 from grader.service.storage import Store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,3 +175,37 @@ def start_server(data: Path, *options: str, port: int = 0) -> Server:
             return Server(found.group(1), data, process, log, lines)
     process.kill()
     raise AssertionError("the server did not start:\n" + "".join(lines) + log.read_text())
+
+
+@contextmanager
+def serve_in_thread(application: Any, **options: Any) -> Iterator[tuple[int, Any]]:
+    """``application`` under the page's own uvicorn server (``server.make_server(application,
+    quiet=True, **options)``) on a free port of 127.0.0.1, in a thread: (port, server),
+    stopped on leaving. ``with serve_in_thread(app, header_timeout=1.0) as (port, _): ...``"""
+    listener = socket.create_server(("127.0.0.1", 0))   # as command.py makes it: proto 0
+    server = page_server.make_server(application, quiet=True, **options)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    give_up = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < give_up and thread.is_alive(), "the server did not start"
+        time.sleep(0.01)
+    try:
+        yield listener.getsockname()[1], server
+    finally:
+        server.should_exit = True
+        thread.join(30)
+        listener.close()
+
+
+def database_at_version(path: Path, version: int) -> Database:
+    """A course's database at ``path`` as schema ``version`` made it (its first ``version``
+    migrations, each recorded as migrate records it), to test the migrations after it:
+    ``assert migrate(database_at_version(path, 3)) == [4, 5, 6, 7]``."""
+    database = Database(path)
+    for number, _, step in MIGRATIONS[:version]:
+        with database.transaction() as db:
+            step(db)
+            db.execute("INSERT INTO settings VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE "
+                       "SET value = excluded.value", (str(number),))
+    return database

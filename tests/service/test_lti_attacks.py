@@ -4,7 +4,7 @@ origin may frame showing the session, one registration code registering two plat
 once), and compact checks of those that held where no other test shows them.
 
 The tool runs under uvicorn on 127.0.0.1 and the platform is tests/service/lti_platform.py,
-as in test_lti_launch.py (whose ToolServer and helpers this file uses).
+as in test_lti_launch.py (the tool and its helpers: lti_tool.py).
 """
 
 from __future__ import annotations
@@ -22,28 +22,10 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("lti1p3platform")
 
 from lti_platform import LIS, LtiPlatform  # noqa: E402
-from test_lti_launch import ToolServer, launch  # noqa: E402
+from lti_tool import CANVAS_TA, ToolServer, launch  # noqa: E402
 
 from grader.service.lti import addresses, platforms, registration  # noqa: E402
 from grader.service.lti.errors import RegistrationError  # noqa: E402
-
-CANVAS_TA = [LIS + "membership/Instructor#TeachingAssistant", LIS + "membership#Instructor"]
-
-
-@pytest.fixture
-def tool(tmp_path: Path) -> Iterator[ToolServer]:
-    server = ToolServer(tmp_path / "course")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def platform(tool: ToolServer) -> Iterator[LtiPlatform]:
-    lms = LtiPlatform().start()
-    tool.register(lms)
-    yield lms
-    lms.stop()
-
 
 def ancestors(tool: ToolServer, path: str = "/") -> set[str]:
     policy = httpx.get(tool.url + path).headers["content-security-policy"]

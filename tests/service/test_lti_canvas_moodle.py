@@ -15,8 +15,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("lti1p3platform")
 
 from lti_platform import CANVAS_SUBMISSION, LtiPlatform  # noqa: E402
-from test_lti_launch import (ToolServer, fast_sender, graded, launch,  # noqa: E402
-                             wait_until)
+from lti_tool import ToolServer, fast_sender, graded, launch, wait_until  # noqa: E402
 
 from grader.service import lti  # noqa: E402
 from grader.service.lti import nrps, outbox, platforms, registration  # noqa: E402
@@ -25,13 +24,6 @@ from grader.service.record_queries import set_adjustment  # noqa: E402
 
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
-
-
-@pytest.fixture
-def tool(tmp_path: Path) -> Iterator[ToolServer]:
-    server = ToolServer(tmp_path / "course")
-    yield server
-    server.stop()
 
 
 def registered(tool: ToolServer, lms: LtiPlatform) -> LtiPlatform:

@@ -7,13 +7,12 @@ email), never by a custom parameter or a ``sub`` that equals a roster id; roles 
 the LIS vocabulary says (an Administrator gets in, a TA grades, a Mentor gets a page).
 
 The tool runs under uvicorn and the platform is tests/service/lti_platform.py, as in
-test_lti_launch.py (whose ToolServer and helpers this file uses).
+test_lti_launch.py (the tool and its helpers: lti_tool.py).
 """
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -23,37 +22,20 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("lti1p3platform")
 
 from lti_platform import LIS, LtiPlatform, User  # noqa: E402
-from test_lti_launch import ToolServer, graded, launch, refusal, wait_until  # noqa: E402
+from lti_tool import (CANVAS_TA, ToolServer, csrf_of, graded, launch, refusal,  # noqa: E402
+                      signed_in_as, wait_until)
 
 from grader.service.lti import binding  # noqa: E402
 from grader.service.lti.launch import access, role_names  # noqa: E402
 
 # The roles Canvas sends for each kind of enrolment (canvas-lms,
 # lib/lti/substitutions_helper.rb, LIS_V2_LTI_ADVANTAGE_ROLE_MAP): a TA is the Instructor
-# sub-role beside the principal role; an observer a Mentor; a designer a ContentDeveloper; an
-# account admin (AccountUser) an institution Administrator. Every launch adds the system role
-# User ("user"), as lti_platform does.
-CANVAS_TA = [LIS + "membership/Instructor#TeachingAssistant", LIS + "membership#Instructor"]
+# sub-role beside the principal role (lti_tool.CANVAS_TA); an observer a Mentor; a designer a
+# ContentDeveloper; an account admin (AccountUser) an institution Administrator. Every launch
+# adds the system role User ("user"), as lti_platform does.
 CANVAS_OBSERVER = [LIS + "membership#Mentor"]
 CANVAS_DESIGNER = [LIS + "membership#ContentDeveloper"]
 CANVAS_ACCOUNT_ADMIN = [LIS + "institution/person#Administrator"]
-CSRF = re.compile(r'name="csrf" value="([^"]+)"')
-
-
-@pytest.fixture
-def tool(tmp_path: Path) -> Iterator[ToolServer]:
-    server = ToolServer(tmp_path / "course")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def platform(tool: ToolServer) -> Iterator[LtiPlatform]:
-    """The LMS the course is bound to (its course "course-ttt-101")."""
-    lms = LtiPlatform().start()
-    tool.register(lms)
-    yield lms
-    lms.stop()
 
 
 @pytest.fixture
@@ -71,20 +53,9 @@ def other(tool: ToolServer, platform: LtiPlatform) -> Iterator[LtiPlatform]:
     lms.stop()
 
 
-def signed_in_as(tool: ToolServer, page: "httpx.Response") -> str | None:
-    found = re.search(r"signed in as ([^<\s]+)", page.text)
-    return found.group(1) if found else None
-
-
 def links(tool: ToolServer) -> dict[tuple[int, str], str]:
     return {(row["platform"], row["sub"]): row["student"] for row in
             tool.store.database.query("SELECT platform, sub, student FROM lti_users")}
-
-
-def csrf_of(page: "httpx.Response") -> str:
-    found = CSRF.search(page.text)
-    assert found, page.text[:500]
-    return found.group(1)
 
 
 # --- another platform's users ----------------------------------------------------------------

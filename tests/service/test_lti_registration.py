@@ -7,8 +7,6 @@ kept."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Iterator
 from urllib.parse import urlencode
 
 import pytest
@@ -17,19 +15,12 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("lti1p3platform")
 
 from lti_platform import LtiPlatform  # noqa: E402
-from test_lti_launch import ToolServer, launch, refusal  # noqa: E402
+from lti_tool import ToolServer, launch, refusal  # noqa: E402
 
 from grader.service.lti import addresses, platforms, registration  # noqa: E402
 from grader.service.lti.errors import RegistrationError  # noqa: E402
 
 ASSIGNMENT = "https://canvas.instructure.com/lti/assignment_selection"
-
-
-@pytest.fixture
-def tool(tmp_path: Path) -> Iterator[ToolServer]:
-    server = ToolServer(tmp_path / "course")
-    yield server
-    server.stop()
 
 
 def register_url(tool: ToolServer) -> str:

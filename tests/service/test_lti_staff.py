@@ -4,15 +4,14 @@ launched the tool; removing one ends their sessions at once and refuses their la
 the instructor restores them; a TA grades only while the course stays bound to the LMS course
 they launched from, and only while the LMS says TA.
 
-Against the running page and the test platform, as test_lti_identity.py (whose helpers and
-Canvas roles this file uses): Barbara is the platform's TA.
+Against the running page and the test platform (lti_tool.py, lti_platform.py), as
+test_lti_identity.py: Barbara is the platform's TA.
 """
 
 from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Iterator
 
 import pytest
@@ -22,8 +21,9 @@ pytest.importorskip("uvicorn")
 pytest.importorskip("lti1p3platform")
 
 from lti_platform import LIS, LtiPlatform  # noqa: E402
-from test_lti_identity import CANVAS_TA, csrf_of, signed_in_as  # noqa: E402
-from test_lti_launch import ToolServer, launch, refusal  # noqa: E402
+from lti_tool import (CANVAS_TA, ToolServer, csrf_of, launch, refusal,  # noqa: E402
+                      signed_in_as)
+from service_helpers import database_at_version  # noqa: E402
 
 from grader.service.lti import binding  # noqa: E402
 
@@ -31,22 +31,6 @@ from grader.service.lti import binding  # noqa: E402
 # LIS_V2_LTI_ADVANTAGE_ROLE_MAP: StudentEnrollment is membership#Learner).
 CANVAS_STUDENT = [LIS + "membership#Learner"]
 BARBARA = "lms-user-barbara-1939"
-
-
-@pytest.fixture
-def tool(tmp_path: Path) -> Iterator[ToolServer]:
-    server = ToolServer(tmp_path / "course")
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def platform(tool: ToolServer) -> Iterator[LtiPlatform]:
-    """The LMS the course is bound to (its course "course-ttt-101")."""
-    lms = LtiPlatform().start()
-    tool.register(lms)
-    yield lms
-    lms.stop()
 
 
 @contextmanager
@@ -181,16 +165,10 @@ def test_a_ta_whose_later_launch_says_learner_is_no_longer_a_grader(tool, platfo
 
 
 def test_a_course_of_version_6_keeps_its_tas_rows_but_they_grade_only_after_a_launch(tmp_path):
-    from grader.service.database import Database
-    from grader.service.schema import MIGRATIONS, migrate
+    from grader.service.schema import migrate
     from grader.service.storage import Store
 
-    database = Database(tmp_path / "course.sqlite3")
-    for version, _, step in MIGRATIONS[:6]:
-        with database.transaction() as db:
-            step(db)
-            db.execute("INSERT INTO settings VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE "
-                       "SET value = excluded.value", (str(version),))
+    database = database_at_version(tmp_path / "course.sqlite3", 6)
     with database.transaction() as db:
         db.execute("INSERT INTO lti_platforms (issuer, client_id, auth_login_url, "
                    "auth_token_url, key_set_url, added_at, added_by) VALUES ('https://lms', "

@@ -16,13 +16,13 @@ from joserfc.jwk import KeySet, RSAKey
 
 from grader.service import lti, record_queries
 from grader.service.app import open_store
-from grader.service.database import Database
 from grader.service.lti import ags, binding, launch, outbox, people, platforms
 from grader.service.lti.errors import LaunchRefused, PlatformError, RegistrationError
 from grader.service.lti.service_token import ServiceTokens
 from grader.service.lti.tool_keys import KEY_FILE, ToolKey
-from grader.service.schema import MIGRATIONS, migrate
+from grader.service.schema import migrate
 from grader.service.storage import Store
+from service_helpers import database_at_version
 
 LMS = "https://lms.example"
 PLATFORM = {"issuer": LMS, "client_id": "c1", "deployment_ids": ["d1"],
@@ -40,12 +40,7 @@ def store(tmp_path: Path) -> Store:
 
 
 def test_a_course_of_version_3_gains_the_lti_tables_and_keeps_its_students(tmp_path):
-    database = Database(tmp_path / "course.sqlite3")
-    for version, _, step in MIGRATIONS[:3]:
-        with database.transaction() as db:
-            step(db)
-            db.execute("INSERT INTO settings VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE "
-                       "SET value = excluded.value", (str(version),))
+    database = database_at_version(tmp_path / "course.sqlite3", 3)
     with database.transaction() as db:
         db.execute("INSERT INTO students (id, token_nonce, token_hash, added_at) VALUES "
                    "('old', 'n', 'h', 't')")

@@ -24,7 +24,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from grader.service import server as page_server
-from service_helpers import FAST, add_students
+from service_helpers import FAST, add_students, serve_in_thread
 
 BODY_TIMEOUT = 1.0        # the deadline under test: short, so that the tests are short
 CLOSED_WITHIN = 20.0      # what the tests allow for it on a busy machine
@@ -60,21 +60,9 @@ def served() -> Iterator[int]:
     long head deadline (the idle connections below stay open) and a cap of CAP connections."""
     application = Starlette(routes=[Route("/ping", ping), Route("/hold", hold),
                                     Route("/echo", echo, methods=["POST"])])
-    listener = socket.create_server(("127.0.0.1", 0))
-    server = page_server.make_server(application, quiet=True, header_timeout=60.0,
-                                     body_timeout=BODY_TIMEOUT, max_connections=CAP)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    give_up = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < give_up and thread.is_alive(), "the server did not start"
-        time.sleep(0.01)
-    try:
-        yield listener.getsockname()[1]
-    finally:
-        server.should_exit = True
-        thread.join(30)
-        listener.close()
+    with serve_in_thread(application, header_timeout=60.0, body_timeout=BODY_TIMEOUT,
+                         max_connections=CAP) as (port, _):
+        yield port
 
 
 def connect(port: int) -> socket.socket:

@@ -10,7 +10,6 @@ answers are not held back until the client's delayed ACK). No timing is asserted
 from __future__ import annotations
 
 import socket
-import threading
 import time
 from typing import Iterator
 
@@ -21,6 +20,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from grader.service import server as page_server
+from service_helpers import serve_in_thread
 
 HEADER_TIMEOUT = 1.0      # the deadline under test: short, so that the tests are short
 CLOSED_WITHIN = 15.0      # what the tests allow for it on a busy machine
@@ -35,20 +35,8 @@ async def ping(request: Request) -> JSONResponse:
 def served() -> Iterator[tuple[int, object]]:
     """(port, uvicorn server) of the tiny application, in a thread; stopped at the end."""
     application = Starlette(routes=[Route("/ping", ping)])
-    listener = socket.create_server(("127.0.0.1", 0))   # as command.py makes it: proto 0
-    server = page_server.make_server(application, quiet=True, header_timeout=HEADER_TIMEOUT)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    give_up = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < give_up and thread.is_alive(), "the server did not start"
-        time.sleep(0.01)
-    try:
-        yield listener.getsockname()[1], server
-    finally:
-        server.should_exit = True
-        thread.join(30)
-        listener.close()
+    with serve_in_thread(application, header_timeout=HEADER_TIMEOUT) as port_and_server:
+        yield port_and_server
 
 
 def connect(port: int) -> socket.socket:
