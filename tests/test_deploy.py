@@ -163,7 +163,7 @@ def test_a_backup_taken_while_the_server_runs_restores_the_class(tmp_path: Path)
         after = _gradebook(copy)
         assert set(after) == set(before)
         for student in before:
-            for column in ("name", "email", "score", "raw_score", "adjustment",
+            for column in ("name", "email", "score", "final_score", "adjustment",
                            "adjustment_note", "own_deadline"):
                 assert after[student].get(column) == before[student].get(column), \
                     (student, column, before[student], after[student])
@@ -183,7 +183,7 @@ def test_a_backup_taken_while_the_server_runs_restores_the_class(tmp_path: Path)
         assert number in {item["id"] for item in _items(history.json())}
         mine = ada.get(f"/api/submissions/{number}").json()
         assert mine["status"] == "done" and mine["final_score"] == 75.0, mine
-        assert mine["raw_score"] == 80.0, mine
+        assert mine["score"] == 80.0, mine
     finally:
         for server in servers:
             server.stop()

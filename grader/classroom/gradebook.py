@@ -30,9 +30,11 @@ from grader.suite.config import describe
 EXTRA_COLUMNS = ["late", "name", "source", "no_answer", "config", "sid", "email",
                  "submitted_at", "roster"]
 # The submission page's gradebook adds the course's records: the grader's score, the late
-# penalty, the instructor's adjustment and its note, and the student's own deadline (its
-# score column is then the final score: grader.service.records.FinalScore).
-RECORD_COLUMNS = ["raw_score", "penalty", "adjustment", "adjustment_note", "own_deadline"]
+# penalty, the instructor's adjustment and its note, and the student's own deadline. Its
+# second column is then the final score (grader.service.records.FinalScore), called
+# FINAL_SCORE as in the page's JSON, so that "score" always means the grader's.
+RECORD_COLUMNS = ["score", "penalty", "adjustment", "adjustment_note", "own_deadline"]
+FINAL_SCORE = "final_score"
 UNRECORDED = "unrecorded"      # the config of a result from a grader that did not record it
 NOT_GRADED = "not graded"
 NO_SUBMISSION = "no submission"   # the reason of a roster's student who handed in nothing
@@ -187,15 +189,19 @@ def gradebook_columns(names: Sequence[str], records: bool = False) -> list[str]:
 'submitted_at', 'roster']
     """
     for name in names:
-        if name in EXTRA_COLUMNS + RECORD_COLUMNS:
+        if name in EXTRA_COLUMNS + RECORD_COLUMNS + [FINAL_SCORE]:
             raise ValueError(f"a rubric item cannot be called {name!r}: that is a CSV column")
-    return table.csv_header(list(names)) + EXTRA_COLUMNS + (RECORD_COLUMNS if records else [])
+    columns = table.csv_header(list(names)) + EXTRA_COLUMNS
+    if not records:
+        return columns
+    return [FINAL_SCORE if column == "score" else column for column in columns] + RECORD_COLUMNS
 
 
 
 def gradebook_csv(rows: Sequence[Row], records: bool = False) -> str:
     """The gradebook as CSV text: one row per submission; empty cells when not graded
-    (``records``: the course's records' columns too, RECORD_COLUMNS).
+    (``records``: the course's records' columns too, RECORD_COLUMNS, and the rows' scores,
+    final ones, under FINAL_SCORE).
 
     UTF-8 with a byte-order mark (what Excel needs to read accents), and every text cell safe
     from being read as a formula (see ``table.safe_cell``).
@@ -222,7 +228,8 @@ def gradebook_csv(rows: Sequence[Row], records: bool = False) -> str:
         }
         for item in row.items:
             line[item.name] = cell(item.score)
-        if records:
+        if records:      # the row's score is the final one; its records hold the grader's
+            line[FINAL_SCORE] = line.pop("score")
             line.update(row.records or {})
         lines.append(line)
     return table.csv_text(gradebook_columns(names, records), lines)

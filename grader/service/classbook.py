@@ -222,11 +222,12 @@ def gradebook_row(entry: ClassStudent, choice: str = "latest",
 
 def record_cells(entry: ClassStudent, handed: ClassSubmission | None) -> dict[str, str]:
     """The gradebook's cells of the course's records (gradebook.RECORD_COLUMNS): the
-    grader's score, the late penalty, the adjustment and its note, the own deadline."""
+    grader's score (``score``; the row's own score is the final one), the late penalty, the
+    adjustment and its note, the own deadline."""
     final = handed.final if handed is not None else None
     adjustment = final.adjustment if final is not None else None
     own = entry.own_deadline
-    return {"raw_score": gradebook.cell(handed.submission.score if handed else None),
+    return {"score": gradebook.cell(handed.submission.score if handed else None),
             "penalty": _number(-final.penalty_points) if final and final.penalty_points
             else "",
             "adjustment": _number(adjustment.points) if adjustment else "",

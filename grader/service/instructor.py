@@ -34,7 +34,7 @@ from starlette.routing import Route
 
 from grader.classroom import summary
 from grader.classroom.state import graded_under
-from grader.service import (auth, class_queries, classbook, record_queries,
+from grader.service import (auth, class_queries, classbook, presentation, record_queries,
                             similarity_routes, storage)
 from grader.service.pages import csv_response, path_for, render, with_inline_styles
 from grader.service.student_routes import file_response, render_submission
@@ -194,11 +194,9 @@ async def class_json(request: Request) -> Response:
     def brief(handed: class_queries.ClassSubmission | None) -> dict[str, Any] | None:
         if handed is None:
             return None
-        final, row = handed.final, handed.submission
+        row = handed.submission
         return {"id": row.id, "number": row.ordinal, "status": row.status,
-                "score": handed.final_score, "raw_score": row.score,
-                "penalty": final.penalty_points if final else 0.0,
-                "adjustment": final.adjustment.points if final and final.adjustment else None,
+                **presentation.scores_json(row.score, handed.final),
                 "max_score": row.max_score, "late": handed.late,
                 "received_at": row.received_at, "config": handed.graded_fingerprint}
 

@@ -276,22 +276,50 @@ def with_score_line(report: str, line: str) -> str:
     return report
 
 
-def final_json(final: FinalScore | None) -> dict[str, Any]:
-    """The final score's fields of a submission's JSON (each None when absent).
+# The course's one assignment today; every submission's JSON names it, so that scripts
+# written now keep working when a course holds several (issue 35).
+ASSIGNMENT = "minimax"
 
-    >>> final_json(None)["final_score"] is None
+
+def scores_json(score: float | None, final: FinalScore | None) -> dict[str, Any]:
+    """The four words every submission's JSON uses, always all four (None where none
+    applies): ``score`` the grader's, ``penalty`` the late penalty's points (negative, as
+    the gradebook CSV writes it), ``adjustment`` the instructor's points, ``final_score``
+    what counts (the grader's when no records apply); and the ``assignment``.
+
+    >>> from datetime import timedelta
+    >>> from grader.service.records import LatePolicy
+    >>> late = FinalScore.compute(80.0, 100.0, late_by=timedelta(hours=5),
+    ...                           policy=LatePolicy.parse("10%/day"))
+    >>> {key: value for key, value in scores_json(80.0, late).items() if key != "assignment"}
+    {'score': 80.0, 'penalty': -10.0, 'adjustment': None, 'final_score': 70.0}
+    >>> scores_json(None, None)["final_score"] is None
     True
     """
     if final is None:
-        return {"final_score": None, "raw_score": None, "penalty": None, "adjustment": None}
+        return {"assignment": ASSIGNMENT, "score": score, "penalty": None, "adjustment": None,
+                "final_score": score}
     adjustment = final.adjustment
-    return {
-        "final_score": final.final, "raw_score": final.raw,
-        "penalty": {"days": final.late_days, "fraction": final.penalty_fraction,
-                    "points": final.penalty_points} if final.penalty_points else None,
-        "adjustment": {"points": adjustment.points, "note": adjustment.note,
-                       "set_by": adjustment.set_by, "set_at": adjustment.set_at}
-        if adjustment is not None else None}
+    return {"assignment": ASSIGNMENT, "score": score,
+            "penalty": -final.penalty_points if final.penalty_points else None,
+            "adjustment": adjustment.points if adjustment is not None else None,
+            "final_score": final.final}
+
+
+def score_details(final: FinalScore | None) -> dict[str, Any]:
+    """What explains the penalty and the adjustment (each None when absent): the days
+    late and the share of the maximum they cost, the adjustment's note, who set it, when.
+
+    >>> score_details(None)["adjustment_note"] is None
+    True
+    """
+    penalised = final is not None and bool(final.penalty_points)
+    adjustment = final.adjustment if final is not None else None
+    return {"late_days": final.late_days if penalised else None,
+            "penalty_fraction": final.penalty_fraction if penalised else None,
+            "adjustment_note": adjustment.note if adjustment is not None else None,
+            "adjustment_by": adjustment.set_by if adjustment is not None else None,
+            "adjustment_at": adjustment.set_at if adjustment is not None else None}
 
 
 # --- the report ----------------------------------------------------------------------------
@@ -441,9 +469,9 @@ def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings
             "started_at": row.started_at, "finished_at": row.finished_at,
             "attempts": row.attempts, "config": row.config, "items": items,
             "pending": live["pending"] if results is None else [],
-            "score": row.score if done else None,
             "max_score": row.max_score if done else None,
-            **final_json(final if done else None),
+            **scores_json(row.score if done else None, final if done else None),
+            **score_details(final if done else None),
             "score_text": line if done and line else None,
             "error": row.error if row.status == "error" else None,
             "results": results,

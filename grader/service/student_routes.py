@@ -21,7 +21,8 @@ from grader.service.records import FinalScore
 from grader.service.intake import (PASTED_NAME, Refused, check_compiles, check_content,
                                    check_deadline, clean_name, refusal_for)
 from grader.service.pages import path_for, read_form, refused, render
-from grader.service.presentation import page_context, submission_json, wait_for
+from grader.service.presentation import (page_context, scores_json, submission_json,
+                                         wait_for)
 from grader.service.settings import ServiceSettings
 from grader.service.storage import InFlight, Store, Submission, TooMany
 from grader.service.times import now
@@ -208,13 +209,23 @@ async def api_submission(request: Request) -> Response:
 
 
 async def api_history(request: Request) -> Response:
+    """``GET /api/submissions``: the student's hand-ins, each with the same four scores as
+    ``/api/submissions/N`` (the grader's, the penalty, the adjustment, the final one)."""
     identity = auth.require_student(request)
-    store: Store = request.app.state.store
-    return JSONResponse({"submissions": [
-        {"id": row.id, "status": row.status, "received_at": row.received_at,
-         "filename": row.filename, "size": row.size, "sha256": row.sha256, "late": row.late,
-         "score": row.score, "max_score": row.max_score}
-        for row in store.history(identity.student)]}, headers={"cache-control": "no-store"})
+    state = request.app.state
+
+    def build() -> list[dict[str, Any]]:
+        records = course_records(state.store, state.settings)
+        rows = state.store.history(identity.student)
+        return [{"id": row.id, "status": row.status, "received_at": row.received_at,
+                 "filename": row.filename, "size": row.size, "sha256": row.sha256,
+                 "late": row.late, "max_score": row.max_score,
+                 **scores_json(row.score if row.status == "done" else None,
+                               final_of(records, row) if row.status == "done" else None)}
+                for row in rows]
+
+    return JSONResponse({"submissions": await run_in_threadpool(build)},
+                        headers={"cache-control": "no-store"})
 
 
 def _api_identity(request: Request) -> Any:

@@ -208,17 +208,18 @@ def test_a_late_policy_takes_its_share_by_the_hand_in_time_and_keeps_it_through_
     number = course.graded("alice", 80.0, received_at=NOW - timedelta(hours=18))  # day 1
     on_time = course.graded("bob", 80.0, received_at=NOW - timedelta(days=2))
     book = course.gradebook()
-    assert (book["alice"]["raw_score"], book["alice"]["penalty"], book["alice"]["score"]) == \
-        ("80", "-10", "70")
-    assert (book["bob"]["penalty"], book["bob"]["score"], book["bob"]["late"]) == ("", "80", "")
+    assert (book["alice"]["score"], book["alice"]["penalty"],
+            book["alice"]["final_score"]) == ("80", "-10", "70")
+    assert (book["bob"]["penalty"], book["bob"]["final_score"], book["bob"]["late"]) == \
+        ("", "80", "")
     assert book["alice"]["late"] == "late"
     assert class_queries.regrade_submissions(course.store, [number, on_time]) == \
         [number, on_time]
     course.regraded(number, 90.0)          # a regrade, hours later: the same penalty
     course.regraded(on_time, 80.0)
     book = course.gradebook()
-    assert (book["alice"]["raw_score"], book["alice"]["penalty"], book["alice"]["score"]) == \
-        ("90", "-10", "80")
+    assert (book["alice"]["score"], book["alice"]["penalty"],
+            book["alice"]["final_score"]) == ("90", "-10", "80")
     history = course.browser("alice").get("/").text
     assert "late penalty -10" in history and ">80 / 100" in history
     course.store.close()
@@ -233,14 +234,14 @@ def test_an_adjustment_with_its_note_reaches_the_student_and_the_gradebook(cours
     assert answer.json()["adjustment"]["points"] == 25
     # "best" follows the final score: the adjusted second hand-in (95) beats 90.
     best, latest = course.gradebook("best")["alice"], course.gradebook("latest")["alice"]
-    assert (best["source"], best["score"], best["raw_score"]) == (f"submission {second}",
-                                                                  "95", "70")
+    assert (best["source"], best["final_score"], best["score"]) == (f"submission {second}",
+                                                                    "95", "70")
     assert latest["adjustment"] == "25" and latest["adjustment_note"] == \
         "the <b>tie</b> rule was mine"
     # Changed, then removed: every change is kept, with before and after.
     course.api().post(f"/api/submissions/{second}/adjustment",
                       json={"points": "-5", "note": "on second thought"})
-    assert course.gradebook()["alice"]["score"] == "65"
+    assert course.gradebook()["alice"]["final_score"] == "65"
     removed = course.api().delete(f"/api/submissions/{second}/adjustment").json()
     assert removed["adjustment"] is None
     assert [(change["before"] or {}).get("points") for change in removed["changes"]] == \
@@ -262,7 +263,7 @@ def test_an_adjustment_stays_through_a_regrade(course: Course):
     class_queries.regrade_submissions(course.store, [number])
     course.regraded(number, 50.0)
     row = course.gradebook()["bob"]
-    assert (row["raw_score"], row["adjustment"], row["score"]) == ("50", "10", "60")
+    assert (row["score"], row["adjustment"], row["final_score"]) == ("50", "10", "60")
 
 
 def test_regrade_everyone_regrades_each_students_latest_and_best(course: Course):

@@ -211,8 +211,11 @@ def test_the_gradebook_is_batchs_csv_with_latest_or_best(course: Server):
         assert teacher.get("/api/gradebook.csv?choice=worst").status_code == 400
     assert list(latest) == ["alice", "bob", "carol", "dave"]
     header = list(next(iter(latest.values())))
-    assert header[:3] == ["student_id", "score", "max_score"]
-    assert {"scores", "time", "status", "late", "name", "source", "config"} <= set(header)
+    # batch's columns, with the final score first and the grader's among the records'.
+    assert header[:3] == ["student_id", "final_score", "max_score"]
+    assert {"scores", "time", "status", "late", "name", "source", "config",
+            "score"} <= set(header)
+    assert (latest["alice"]["final_score"], best["alice"]["final_score"]) == ("40", "90")
     assert (latest["alice"]["score"], best["alice"]["score"]) == ("40", "90")
     assert latest["alice"]["source"] == f"submission {course.ids['alice 40']}"
     assert best["alice"]["source"] == f"submission {course.ids['alice 90']}"

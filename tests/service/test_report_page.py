@@ -388,16 +388,17 @@ def test_a_late_and_adjusted_score_shows_its_parts(course, graded):
 
     data = presentation.submission_json(course.store, course.queue, course.settings, row,
                                         final=final)
-    assert (data["final_score"], data["raw_score"]) == (42.3, 57.3)
-    assert data["penalty"] == {"days": 2, "fraction": 0.2, "points": 20.0}
-    assert data["adjustment"]["note"] == "the 4x4 boards were not in the handout"
-    # Nothing to explain: the grader's score alone, the fields None.
+    assert (data["final_score"], data["score"]) == (42.3, 57.3)
+    assert (data["penalty"], data["late_days"], data["penalty_fraction"]) == (-20.0, 2, 0.2)
+    assert data["adjustment"] == 5.0
+    assert data["adjustment_note"] == "the 4x4 boards were not in the handout"
+    # Nothing to explain: the grader's score alone, penalty and adjustment None.
     plain = FinalScore.compute(row.score, row.max_score)
     assert presentation.report_view(row, course.settings.deadlines, final=plain)[
         "score_parts"] == ()
     data = presentation.submission_json(course.store, course.queue, course.settings, row)
-    assert [data[key] for key in ("final_score", "raw_score", "penalty", "adjustment")] == [
-        None] * 4
+    assert [data[key] for key in ("final_score", "score", "penalty", "adjustment")] == [
+        row.score, row.score, None, None]
 
 
 def test_after_the_deadline_the_counts_give_way_to_the_failures_in_full(tmp_path, graded):
