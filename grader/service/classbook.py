@@ -23,7 +23,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Sequence
 
-from grader.classroom import gradebook, roster
+from grader.classroom import gradebook, lms, roster
 from grader.classroom import similarity as similar
 from grader.classroom.people import Person
 from grader.service import class_queries, record_queries, storage
@@ -265,6 +265,30 @@ def gradebook_csv(rows: Sequence[gradebook.Row]) -> str:
     """The gradebook as ``batch`` writes it (``grader.classroom.gradebook.gradebook_csv``:
     a BOM for Excel, formula-like cells neutralised), with the course's records' columns."""
     return gradebook.gradebook_csv(rows, records=True)
+
+
+# The page's own gradebook, beside the LMS's formats (grader.classroom.lms.FORMATS).
+PLAIN = "plain"
+FORMATS = (PLAIN, *lms.FORMATS)
+
+
+def lms_gradebook(rows: Sequence[gradebook.Row], format_name: str,
+                  assignment: str = lms.DEFAULT_ASSIGNMENT) -> lms.LmsGradebook:
+    """The class's final scores (the rows' scores: :func:`gradebook_row` puts the final
+    score there) as Canvas's or Moodle's grade import reads them, written by the same
+    writer as ``batch --gradebook-format``. Each student is identified by the roster's id
+    (Canvas's "SIS User ID", Moodle's "ID number") and email; a student with nothing
+    graded has no line, so the import leaves their grade as it is. LmsFormatError for an
+    unknown format or an assignment name that cannot be a column.
+
+    >>> data = {"score": 80.0, "tests": [], "extra_data": {"max_score": 100}}
+    >>> one = ClassSubmission(Submission(1, "ada42", "t", score=80.0))
+    >>> row = gradebook_row(ClassStudent(storage.Student("ada42", "Ada"), (one,)), "latest", data)
+    >>> book = lms_gradebook([row], "canvas", "Minimax (777)")
+    >>> book.lines[0]["SIS User ID"], book.lines[0]["Minimax (777)"]
+    ('ada42', '80')
+    """
+    return lms.lms_gradebook(lms.lms_format(format_name), rows, assignment)
 
 
 @dataclass(frozen=True)

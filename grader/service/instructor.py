@@ -32,7 +32,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.classroom import summary
+from grader.classroom import lms, summary
 from grader.classroom.state import graded_under
 from grader.service import (auth, class_queries, classbook, presentation, record_queries,
                             similarity_routes, storage)
@@ -412,18 +412,37 @@ async def links_csv(request: Request) -> Response:
 # --- the gradebook and the summary ---------------------------------------------------------
 
 async def gradebook_csv(request: Request) -> Response:
-    """``GET /api/gradebook.csv?choice=latest|best``: batch's gradebook, one row per student."""
+    """``GET /api/gradebook.csv?choice=latest|best&format=plain|canvas|moodle``: batch's
+    gradebook, one row per student (``plain``, the default), or the final scores as
+    Canvas's or Moodle's grade import reads them (``&assignment=NAME`` names the grade
+    column: Canvas matches "Minimax (12345)" to its assignment 12345)."""
     auth.require_grader(request)
     choice = _choice(request)
+    format_name = request.query_params.get("format", classbook.PLAIN).strip().casefold()
+    assignment = request.query_params.get("assignment", lms.DEFAULT_ASSIGNMENT)
+    if format_name not in classbook.FORMATS:
+        raise HTTPException(400, "format must be " + ", ".join(classbook.FORMATS)
+                            + f", not {format_name[:20]!r}")
+    if format_name != classbook.PLAIN:     # refused before the class is read
+        try:
+            lms.check_assignment(assignment)
+        except lms.LmsFormatError as problem:
+            raise HTTPException(400, str(problem)[:300]) from None
     store = _store(request)
 
-    def build() -> str:
+    def rows() -> list[Any]:
         students = class_students(request)
         current = current_fingerprint(current_grading(request))
-        return classbook.gradebook_csv(classbook.gradebook_rows(store, students, choice,
-                                                                current))
+        return classbook.gradebook_rows(store, students, choice, current)
 
-    return csv_response(await run_in_threadpool(build), f"gradebook-{choice}.csv")
+    if format_name == classbook.PLAIN:
+        text = classbook.gradebook_csv(await run_in_threadpool(rows))
+        return csv_response(text, f"gradebook-{choice}.csv")
+    try:
+        book = classbook.lms_gradebook(await run_in_threadpool(rows), format_name, assignment)
+    except lms.LmsFormatError as problem:   # e.g. an assignment called "Section"
+        raise HTTPException(400, str(problem)[:300]) from None
+    return csv_response(book.csv(), f"gradebook-{choice}-{format_name}.csv")
 
 
 async def summary_page(request: Request) -> Response:
