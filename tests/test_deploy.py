@@ -142,7 +142,7 @@ def test_a_backup_taken_while_the_server_runs_restores_the_class(tmp_path: Path)
                                    "late_deadline": None})
         assert answer.status_code == 200, answer.text
         before = _gradebook(teacher)
-        assert float(before["ada"]["score"]) == 75.0, before["ada"]
+        assert float(before["ada"]["final_score"]) == 75.0, before["ada"]
         class_before = _class(teacher)
         assert class_before["alan"]["own_deadline"]["deadline"].startswith("2099-12-08")
 
