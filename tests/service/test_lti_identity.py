@@ -244,6 +244,10 @@ def test_the_instructors_page_shows_each_link_and_undoes_one(tool, platform):
             "SELECT synced_at FROM lti_contexts")["synced_at"] is not None)
         page = browser.get(tool.url + "/instructor/lti")
         assert "Bound to <strong>Tic-Tac-Toe Minimax</strong>" in page.text
+        course_row = re.search(r"<tr><td>Tic-Tac-Toe Minimax<br>.*?</tr>", page.text, re.S)
+        assert course_row, page.text                          # its counts, the line items 1
+        cells = re.findall(r"<td>(.*?)</td>", course_row.group(0), re.S)
+        assert cells[3] == "1", cells                       # course, students, left, items
         row = re.search(r"<tr><td><a [^>]*>Ada Lovelace</a>.*?</tr>", page.text, re.S)
         assert row, page.text
         assert "lms-user-ada-1815" in row.group(0) and "launch: SIS id" in row.group(0)

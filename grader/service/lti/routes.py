@@ -340,7 +340,7 @@ def page_context(request: Request) -> dict[str, Any]:
             "SELECT c.*, p.issuer, (SELECT COUNT(*) FROM lti_members m WHERE m.context = c.id "
             "AND m.student IS NOT NULL AND m.status != 'left') AS learners, "
             "(SELECT COUNT(*) FROM lti_members m WHERE m.context = c.id AND m.status = 'left') "
-            "AS gone, (SELECT COUNT(*) FROM lti_lineitems l WHERE l.context = c.id) AS items "
+            "AS gone, (SELECT COUNT(*) FROM lti_lineitems l WHERE l.context = c.id) AS line_items "
             "FROM lti_contexts c JOIN lti_platforms p ON p.id = c.platform ORDER BY c.id")],
         "left": [dict(row) for row in store.database.query(
             "SELECT DISTINCT m.student, m.left_at, s.name FROM lti_members m JOIN students s ON "
