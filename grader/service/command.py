@@ -217,9 +217,19 @@ def _entry(entry: Any) -> tuple[str, str, str]:
 
 
 def import_roster(store: Store, path: Path) -> tuple[int, int]:
-    """Read ``path`` with the instructor side's roster reader and update the students."""
-    from grader.classroom.roster import read_roster
-    return store.upsert_students([_entry(entry) for entry in read_roster(path)])
+    """Read ``path`` with the instructor side's roster reader and update the students (a
+    line without an id keeps the id the course gave its email); its notes are said."""
+    from grader.classroom.roster import load_roster
+    roster = load_roster(path, known_emails(store))
+    for note in roster.notes:
+        _say(f"python -m grader serve: note: {note}")
+    return store.upsert_students([_entry(entry) for entry in roster.entries])
+
+
+def known_emails(store: Store) -> dict[str, str]:
+    """The course's students' ids by email in lower case (for a roster line without an id)."""
+    return {student.email.casefold(): student.id for student in store.students()
+            if student.email}
 
 
 def print_links(store: Store, base_url: str, rows: Iterable[str] | None = None,
@@ -278,6 +288,12 @@ def serve_command(args: argparse.Namespace) -> int:
         return _error(str(problem))
     for warning in config.warnings:
         print(f"python -m grader serve: warning: {warning}", file=sys.stderr)
+    if args.roster is not None:       # a roster that is refused: nothing is made or changed
+        from grader.classroom.roster import RosterError, load_roster
+        try:
+            load_roster(args.roster)
+        except RosterError as problem:
+            return _error(str(problem))
     lock = None      # held while this process changes the course or serves it
     if _changes_the_course(args) or not _exits_at_once(args):
         try:
