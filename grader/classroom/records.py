@@ -4,7 +4,8 @@ A submission is matched to a roster line by any id both know (the roster's id, C
 SIS User ID and SIS Login ID; the export's Canvas user id, Gradescope's SID, a plain file's
 name), or by email, case-insensitively; failing that, by a name that only one line of the
 roster has (Moodle's downloads name a student but give no id the roster has). The roster then
-fills in what the export lacked (a name, an email, Canvas's ids and section). A submission
+gives the name (its own, where it has one: the reports and the gradebook use it) and fills
+in what the export lacked (an email, Canvas's ids and section). A submission
 that matches no one is kept and flagged; a student that no submission matches is a
 :func:`missing_row`. Nothing here grades, prints or writes.
 
@@ -97,8 +98,10 @@ def _matched(submission: Submission, found: list[tuple[Person, RosterEntry | Non
 
 
 def _filled(person: Person, entry: RosterEntry, canvas: bool) -> Person:
-    """``person`` with the blanks the roster line fills (the export's own values win)."""
-    return Person(person.name or entry.name,
+    """``person`` with the roster line's name, when it gives one (an export's is often a
+    file name's mangling: Canvas's "nunezorstedzoe" for "Ñúñez-Ørsted, Zoë"), and the blanks
+    it fills (the export's own ids and email win)."""
+    return Person(entry.name or person.name,
                   person.sid or (entry.sis_id if canvas else entry.student_id),
                   person.email or entry.email,
                   person.canvas_id or (entry.student_id if canvas else ""),

@@ -6,12 +6,16 @@ submission page (``grader serve``: who may sign in).
 The first line names the columns. ``id,name,email`` is the plain form; the exports of the
 LMSes are read too, their headers matched case-insensitively (Canvas's gradebook: Student,
 ID, SIS User ID; Moodle's: First name, Last name, ID number, Email address; Gradescope's
-roster: First Name, Last Name, SID, Email). Only the id is required. Canvas's other ids
-and its section are kept too (``sis_id``, ``login_id``, ``section``): its grade import wants
-them back. UTF-8 (with or
-without Excel's byte-order mark), UTF-16 with a byte-order mark, or else Windows-1252
-(with a note); commas, semicolons or tabs between cells. Any mistake refuses the whole
-file with a message that names the lines, so a roster is never half imported.
+roster: First Name, Last Name, SID, Email). Only the id column is required. Canvas's other
+ids and its section are kept too (``sis_id``, ``login_id``, ``section``): its grade import
+wants them back. UTF-8 (with or without Excel's byte-order mark), UTF-16 with a byte-order
+mark, or else Windows-1252 (with a note); commas, semicolons or tabs between cells.
+
+A line with an email and no id gets an id made from the email (:func:`id_from_email`: its
+local part, or the whole email where two students would share one), and keeps the id the
+course already gave that email. A line that cannot be used (no id and no email, an id with
+a space) is left out with a note naming its line; the others are read. A file that is no
+roster (no id column, an id on two lines, no usable line) is refused whole.
 
 >>> roster = parse_roster("id,name,email\\nalice,Alice A,alice@example.org\\n".encode())
 >>> roster.entries[0].name, roster.entries[0].email
@@ -24,8 +28,10 @@ import codecs
 import csv
 import io
 import re
-from dataclasses import dataclass
+import unicodedata
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Mapping
 
 # The id the instructor's own sign-in link has in the links CSV.
 INSTRUCTOR_ID = "instructor"
@@ -100,6 +106,22 @@ class Roster:
     canvas: bool = False              # Canvas's gradebook export: the ids are Canvas user ids
 
 
+def id_from_email(email: str, whole: bool = False) -> str:
+    """A student id made from ``email``: its local part (``whole``: all of it), without
+    accents, in lower case, only letters, digits and . _ + - (and @ when whole); "" when
+    nothing is left.
+
+    >>> id_from_email("Zoë.Núñez-Ørsted@uni.example"), id_from_email("ada@x.org", whole=True)
+    ('zoe.nunez-rsted', 'ada@x.org')
+    >>> id_from_email("学生@x.org")
+    ''
+    """
+    text = email.strip() if whole else email.strip().rsplit("@", 1)[0]
+    text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    allowed = r"[^a-z0-9._+@-]" if whole else r"[^a-z0-9._+-]"
+    return re.sub(allowed, "", text.casefold()).strip("._+-@")[:MAX_ID_LENGTH]
+
+
 def read_roster(path: Path) -> list[RosterEntry]:
     """The students of the roster CSV at ``path``; raises RosterError on any mistake.
 
@@ -112,8 +134,9 @@ def read_roster(path: Path) -> list[RosterEntry]:
     return list(load_roster(path).entries)
 
 
-def load_roster(path: Path) -> Roster:
-    """:func:`read_roster` with the notes (see :class:`Roster`)."""
+def load_roster(path: Path, known: Mapping[str, str] | None = None) -> Roster:
+    """:func:`read_roster` with the notes (see :class:`Roster`); ``known``: the ids the
+    course gave before, by email in lower case (a line without an id keeps its student's)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -124,11 +147,19 @@ def load_roster(path: Path) -> Roster:
     except OSError as problem:
         raise RosterError(f"cannot read the roster {path}: {problem.strerror or problem}") \
             from None
-    return parse_roster(data, str(path))
+    return parse_roster(data, str(path), known)
 
 
-def parse_roster(data: bytes, source: str = "the roster") -> Roster:
-    """The roster in ``data`` (a CSV file's bytes); ``source`` names it in messages.
+def parse_roster(data: bytes, source: str = "the roster",
+                 known: Mapping[str, str] | None = None) -> Roster:
+    """The roster in ``data`` (a CSV file's bytes); ``source`` names it in messages;
+    ``known`` as :func:`load_roster` takes it.
+
+    >>> roster = parse_roster(b"id,name,email\\n,Ada,ada@x.org\\n,Nobody,\\nbo,Bo,\\n")
+    >>> [entry.student_id for entry in roster.entries]
+    ['ada', 'bo']
+    >>> print(roster.notes[-1])
+    the roster: line 3 was left out (the others were read): no student id (the id cell is empty) and no email to make one from: give it an id, then import the roster again
 
     >>> parse_roster(b"id,name\\n7,=1+2\\n").entries[0].name
     '=1+2'
@@ -160,12 +191,28 @@ remove or correct the extra lines): 'a' on lines 2 and 4
         notes.append(f"{source} has no email column (the students' emails will be empty); "
                      "the columns found: " + _listed(header))
     entries, problems = _entries(numbered[1:], columns)
-    problems += _duplicates(entries)
-    if problems:
-        raise RosterError(_problems_message(source, problems))
+    made, unmade = _ids_from_emails(entries, known or {})
+    entries = [entry for entry in entries if entry[1].student_id]
+    problems = sorted(problems + unmade, key=lambda problem: problem[0])
+    duplicates = _duplicates(entries)
+    if duplicates:
+        raise RosterError(_problems_message(source, duplicates))
+    if not entries and problems:
+        raise RosterError(_problems_message(source, [f"line {number}: {problem}"
+                                                     for number, problem in problems]))
     if not entries:
         raise RosterError(f"{source} has a first line of column names but no student "
                           f"(line {header_line}: {_listed(header)})")
+    if made:
+        shown = ", ".join(f"line {number}: {student_id}" for number, student_id in made[:10])
+        more = f" and {len(made) - 10} more" if len(made) > 10 else ""
+        notes.append(f"{source}: {len(made)} line(s) without an id got one made from the "
+                     f"email ({shown}{more}); give them an id in the roster to choose it")
+    for number, problem in problems[:MAX_PROBLEMS]:
+        notes.append(f"{source}: line {number} was left out (the others were read): "
+                     f"{problem}, then import the roster again")
+    if len(problems) > MAX_PROBLEMS:
+        notes.append(f"{source}: and {len(problems) - MAX_PROBLEMS} more lines left out")
     used = tuple(header[index] for index in (columns.student_id, columns.name,
                                              columns.email) if index is not None)
     # Canvas's export: "Student" and "ID" (a TA's export may lack the SIS columns).
@@ -254,10 +301,12 @@ def _cell(row: list[str], index: int | None) -> str:
     return " ".join(row[index].split())      # no line breaks or runs of spaces in a name
 
 
-def _entries(rows: list[tuple[int, list[str]]],
-             columns: _Columns) -> tuple[list[tuple[int, RosterEntry]], list[str]]:
+def _entries(rows: list[tuple[int, list[str]]], columns: _Columns
+             ) -> tuple[list[tuple[int, RosterEntry]], list[tuple[int, str]]]:
+    """Each usable line's entry (with an empty id where the email is to make one) and each
+    unusable line's problem, by line number."""
     entries: list[tuple[int, RosterEntry]] = []
-    problems: list[str] = []
+    problems: list[tuple[int, str]] = []
     for number, row in rows:
         student_id = _cell(row, columns.student_id)
         name = _cell(row, columns.name) or " ".join(
@@ -266,15 +315,56 @@ def _entries(rows: list[tuple[int, list[str]]],
             continue
         if not student_id and is_test_student(name, _cell(row, columns.sis_id)):
             continue      # Canvas's fake student, sometimes without an id: not a student
-        problem = _id_problem(student_id)
+        email = _cell(row, columns.email)
+        problem = _id_problem(student_id) if student_id or not email else None
         if problem:
-            problems.append(f"line {number}: {problem}")
+            fix = ("and no email to make one from: give it an id" if not student_id
+                   else "write another id")
+            problems.append((number, f"{problem} {fix}" if not student_id
+                             else f"{problem}: {fix}"))
             continue
-        entries.append((number, RosterEntry(student_id, name, _cell(row, columns.email),
+        entries.append((number, RosterEntry(student_id, name, email,
                                             _cell(row, columns.sis_id),
                                             _cell(row, columns.login_id),
                                             _cell(row, columns.section))))
     return entries, problems
+
+
+def _ids_from_emails(entries: list[tuple[int, RosterEntry]], known: Mapping[str, str]
+                     ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """Give each entry without an id (in place) the id the course ``known`` for its email,
+    else its email's local part, or the whole email where the local part is another
+    line's or the course's (so the ids made do not depend on the lines' order). The ids
+    made and the lines that could not get one, by line number."""
+    given = {entry.student_id.casefold() for _, entry in entries if entry.student_id}
+    given.add(INSTRUCTOR_ID)
+    pending = [index for index, (_, entry) in enumerate(entries) if not entry.student_id]
+    chosen: dict[int, str] = {}
+    for index in pending:
+        known_id = known.get(entries[index][1].email.casefold())
+        if known_id and known_id.casefold() not in given:
+            chosen[index] = known_id
+    locals_ = [id_from_email(entries[index][1].email) for index in pending
+               if index not in chosen]
+    taken = given | {student_id.casefold() for student_id in chosen.values()} \
+        | {student_id.casefold() for student_id in known.values()}
+    made, unmade = [], []
+    for index in pending:
+        number, entry = entries[index]
+        student_id = chosen.get(index)
+        if student_id is None:
+            student_id = id_from_email(entry.email)
+            if not student_id or student_id in taken or locals_.count(student_id) > 1:
+                student_id = id_from_email(entry.email, whole=True)
+            if not student_id or student_id in taken or _id_problem(student_id):
+                unmade.append((number, f"no student id, and the id made from the email "
+                                       f"{entry.email!r} ({student_id or 'none'}) is another "
+                                       "student's or unusable: give it an id"))
+                continue
+            taken.add(student_id)
+        entries[index] = (number, replace(entry, student_id=student_id))
+        made.append((number, student_id))
+    return made, unmade
 
 
 def _id_problem(student_id: str) -> str | None:

@@ -59,7 +59,7 @@ class CourseRecords:
     def load(cls, store: storage.Store, deadlines: Deadlines = Deadlines(),
              policy: LatePolicy = LatePolicy()) -> "CourseRecords":
         """The records in ``store``, under the course's ``deadlines`` and ``policy``."""
-        return cls(deadlines, record_queries.own_deadlines(store), policy,
+        return cls(deadlines, record_queries.own_deadlines(store, deadlines), policy,
                    record_queries.adjustments(store))
 
     def deadlines_of(self, student: str) -> Deadlines:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions
-from grader.service import course_config, record_queries
+from grader.service import course_config, record_queries, serving_lock
 from grader.service.deadline_csv import DeadlineError, read_deadlines_csv
 from grader.service.intake import Deadlines, show_size
 from grader.service.queue import QueueOptions
@@ -37,6 +37,13 @@ REMEMBERED = ("deadline", "late_deadline", "per_hour", "max_size", "late_penalty
               "base_url", "port")
 DEFAULTS = {"per_hour": "10", "max_size": str(256 * 1024), "late_penalty": "none"}
 LINKS_COLUMNS = ["student_id", "name", "email", "link"]
+# The options that change the course's dates and settings (read once, when a server starts),
+# and those that change its records: refused while a server serves the folder.
+SETTING_OPTIONS = (("deadline", "--deadline"), ("late_deadline", "--late-deadline"),
+                   ("late_penalty", "--late-penalty"), ("timezone", "--timezone"),
+                   ("per_hour", "--per-hour"), ("max_size", "--max-size"),
+                   ("base_url", "--base-url"), ("adopt_config", "--adopt-config"))
+RECORD_OPTIONS = (("deadlines", "--deadlines"), ("roster", "--roster"), ("demo", "--demo"))
 COMMAND_LINE = "command line"      # who made a change given on the command line
 
 HELP_EPILOG = """\
@@ -55,7 +62,9 @@ examples:
   python -m grader serve --data course --late-penalty 10%/day,max=50% --timezone Europe/Paris
 
 --deadline, --late-deadline, --late-penalty, --timezone, --per-hour, --max-size, the port
-and --base-url are remembered in DIR (give --deadline none to remove one). The first
+and --base-url are remembered in DIR (give --deadline none to remove one) and read when the
+server starts: while a server serves DIR they (and --deadlines, --roster, --demo) are refused
+and nothing is changed; stop it and start it again with them. The first
 --config (or the configuration page) chooses the course's configuration; a later start
 with another --config is refused unless --adopt-config. HTTPS: run it behind a reverse
 proxy (Caddy, nginx) that terminates TLS and forwards to 127.0.0.1:PORT, with --base-url
@@ -208,9 +217,19 @@ def _entry(entry: Any) -> tuple[str, str, str]:
 
 
 def import_roster(store: Store, path: Path) -> tuple[int, int]:
-    """Read ``path`` with the instructor side's roster reader and update the students."""
-    from grader.classroom.roster import read_roster
-    return store.upsert_students([_entry(entry) for entry in read_roster(path)])
+    """Read ``path`` with the instructor side's roster reader and update the students (a
+    line without an id keeps the id the course gave its email); its notes are said."""
+    from grader.classroom.roster import load_roster
+    roster = load_roster(path, known_emails(store))
+    for note in roster.notes:
+        _say(f"python -m grader serve: note: {note}")
+    return store.upsert_students([_entry(entry) for entry in roster.entries])
+
+
+def known_emails(store: Store) -> dict[str, str]:
+    """The course's students' ids by email in lower case (for a roster line without an id)."""
+    return {student.email.casefold(): student.id for student in store.students()
+            if student.email}
 
 
 def print_links(store: Store, base_url: str, rows: Iterable[str] | None = None,
@@ -269,6 +288,20 @@ def serve_command(args: argparse.Namespace) -> int:
         return _error(str(problem))
     for warning in config.warnings:
         print(f"python -m grader serve: warning: {warning}", file=sys.stderr)
+    if args.roster is not None:       # a roster that is refused: nothing is made or changed
+        from grader.classroom.roster import RosterError, load_roster
+        try:
+            load_roster(args.roster)
+        except RosterError as problem:
+            return _error(str(problem))
+    lock = None      # held while this process changes the course or serves it
+    if _changes_the_course(args) or not _exits_at_once(args):
+        try:
+            lock = serving_lock.take(args.data)
+        except serving_lock.Serving as serving:
+            return _error(serving_refusal(args, serving))
+        except OSError as problem:
+            return _error(f"cannot use {args.data} as the course's folder: {problem}")
     try:
         store = web.open_store(args.data, tell=_say)
     except OSError as problem:
@@ -374,7 +407,60 @@ def serve_command(args: argparse.Namespace) -> int:
     _describe(service, args, decided)
     print(f"Serving on {base_url}/" if base_url == listening else
           f"Serving on {listening}/ (links: {base_url}/)", flush=True)
-    return _run(application, listener, args)
+    try:
+        return _run(application, listener, args)
+    finally:
+        if lock is not None:
+            lock.close()            # the process ending lets go of it as well
+
+
+def _given(args: argparse.Namespace, options: tuple[tuple[str, str], ...]) -> list[str]:
+    """The command-line flags among ``options`` that ``args`` gives."""
+    return [flag for name, flag in options if getattr(args, name, None) not in (None, False)]
+
+
+def _changes_the_course(args: argparse.Namespace) -> bool:
+    return bool(_given(args, SETTING_OPTIONS) or _given(args, RECORD_OPTIONS))
+
+
+def _exits_at_once(args: argparse.Namespace) -> bool:
+    """Whether the command prints or stores something and exits without serving."""
+    return bool(args.links or args.renew_instructor or args.lti_platform is not None
+                or args.deadlines is not None)
+
+
+def serving_refusal(args: argparse.Namespace, serving: serving_lock.Serving) -> str:
+    """What to say when a server serves the folder: nothing was changed, and how to change
+    what was given (the dates and settings: restart the server with them; the records: the
+    page or the API, which change them while it serves).
+
+    >>> import argparse
+    >>> args = argparse.Namespace(data=Path("course"), late_deadline="2026-12-05T23:59")
+    >>> print(serving_refusal(args, serving_lock.Serving(Path("course"), "42")))
+    a server is serving course/ (process 42): nothing was changed (--late-deadline given). The course's dates and settings are read when the server starts: stop it (Ctrl-C where it runs, or kill 42), then start it with them: python -m grader serve --data course --late-deadline 2026-12-05T23:59
+    """
+    settings, records = _given(args, SETTING_OPTIONS), _given(args, RECORD_OPTIONS)
+    if not settings and not records:
+        return (f"{serving}: one server serves a course folder. `python -m grader serve "
+                f"--data {args.data} --links` prints its links (it exits at once)")
+    parts = [f"{serving}: nothing was changed ({', '.join(settings + records)} given)."]
+    if settings:
+        stop = f"kill {serving.pid}" if serving.pid else "stop its process"
+        options = " ".join(flag if getattr(args, name) is True
+                           else f"{flag} {getattr(args, name)}"
+                           for name, flag in SETTING_OPTIONS if name in vars(args)
+                           and getattr(args, name) not in (None, False))
+        parts.append("The course's dates and settings are read when the server starts: stop "
+                     f"it (Ctrl-C where it runs, or {stop}), then start it with them: "
+                     f"python -m grader serve --data {args.data} {options}")
+    if "--deadlines" in records:
+        parts.append("Students' own deadlines change while it serves: upload the CSV on the "
+                     "page (Roster and links), or PUT /api/students/ID/deadline with the "
+                     "instructor's token.")
+    if "--roster" in records or "--demo" in records:
+        parts.append("The roster changes while it serves: upload it on the page (Roster and "
+                     "links).")
+    return " ".join(parts)
 
 
 BASE_URL_GIVEN = "base_url_given"   # a setting: "yes" when base_url came from --base-url

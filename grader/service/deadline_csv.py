@@ -1,5 +1,7 @@
 """Students' own deadlines as an instructor writes them: one time in a form or the JSON API,
-or a CSV ``student_id,deadline,late_deadline`` (the late deadline may be empty). A time
+or a CSV ``student_id,deadline,late_deadline``. An empty late deadline means the course's
+late window moved with the student's deadline (course due Dec 1, late until Dec 3: an
+extension to Dec 5 takes late hand-ins until Dec 7), never "no late hand-ins". A time
 without a zone is read in the course's time zone; the database keeps UTC.
 
 >>> from zoneinfo import ZoneInfo

@@ -361,7 +361,9 @@ async def roster_import(request: Request) -> Response:
                       {**context, "count": len(store.students())}, 400)
     name = Path(upload.filename).name[:100]
     try:
-        roster = parse_roster(await upload.read(), name)
+        known = {student.email.casefold(): student.id for student in store.students()
+                 if student.email}        # a line without an id keeps its student's
+        roster = parse_roster(await upload.read(), name, known)
         outcome = await run_in_threadpool(_import, store, roster)
     except RosterError as problem:
         context["problem"] = str(problem)

@@ -67,6 +67,23 @@ class Deadlines:
         """The (first) deadline has passed: what Gradescope shows "after the due date"."""
         return self.is_late(now)
 
+    def extension(self, deadline: datetime, late_deadline: datetime | None) -> "Deadlines":
+        """A student's own deadlines under these, the course's: an empty late deadline is the
+        course's late window moved with the student's deadline (as long after it as the
+        course's late deadline is after the course's deadline), so an extension never takes
+        away the late hand-ins everyone else may make; a course without one gives none.
+
+        >>> course = Deadlines(parse_time("2026-12-01T23:59:00Z"),
+        ...                    parse_time("2026-12-03T23:59:00Z"))
+        >>> course.extension(parse_time("2026-12-05T23:59:00Z"), None).late_deadline.day
+        7
+        >>> Deadlines().extension(parse_time("2026-12-05T23:59:00Z"), None).late_deadline
+        """
+        if late_deadline is None and self.deadline is not None \
+                and self.late_deadline is not None:
+            late_deadline = deadline + (self.late_deadline - self.deadline)
+        return Deadlines(deadline, late_deadline)
+
 
 def show_size(size: int) -> str:
     """

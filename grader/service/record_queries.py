@@ -68,7 +68,9 @@ def _deadline_row(db: Any, student: str) -> dict[str, Any] | None:
 def set_deadline(store: Store, student: str, deadline: str, late_deadline: str | None, *,
                  who: str) -> None:
     """Give ``student`` their own deadline (times as the database keeps them); it replaces
-    the course's for them. RecordError when the student is unknown or the dates disagree."""
+    the course's for them. ``late_deadline`` None: the course's late window, moved with
+    ``deadline`` (see :func:`own_deadlines`). RecordError when the student is unknown or
+    the dates disagree."""
     if late_deadline is not None and parse_time(late_deadline) < parse_time(deadline):
         raise RecordError(f"{student}'s late deadline is before their deadline: give a late "
                           "deadline after the deadline, or none")
@@ -96,11 +98,18 @@ def remove_deadline(store: Store, student: str, *, who: str) -> bool:
     return True
 
 
-def own_deadlines(store: Store) -> dict[str, Deadlines]:
-    """Every student's own deadline, by student id."""
-    return {row["student"]: Deadlines(parse_time(row["deadline"]),
-                                      parse_time(row["late_deadline"])
-                                      if row["late_deadline"] else None)
+def _own(row: Any, course: Deadlines) -> Deadlines:
+    """A stored own deadline under the course's: an empty late deadline is kept empty in the
+    database and means the course's late window, moved with the student's deadline
+    (:meth:`~grader.service.intake.Deadlines.extension`), worked out as it is read so that
+    it follows the course's dates."""
+    return course.extension(parse_time(row["deadline"]),
+                            parse_time(row["late_deadline"]) if row["late_deadline"] else None)
+
+
+def own_deadlines(store: Store, course: Deadlines = Deadlines()) -> dict[str, Deadlines]:
+    """Every student's own deadline under the ``course``'s deadlines, by student id."""
+    return {row["student"]: _own(row, course)
             for row in store.database.query("SELECT * FROM student_deadlines")}
 
 
@@ -110,8 +119,7 @@ def deadlines_of(store: Store, student: str, course: Deadlines) -> tuple[Deadlin
                              "WHERE student = ?", (student,))
     if row is None:
         return course, False
-    return Deadlines(parse_time(row["deadline"]),
-                     parse_time(row["late_deadline"]) if row["late_deadline"] else None), True
+    return _own(row, course), True
 
 
 # --- an instructor's adjustment ----------------------------------------------------------

@@ -3,6 +3,7 @@ in the JSON API, from a CSV), an adjustment of a submission's score with its not
 instructor link. Every change is kept with who made it and when (``changes``).
 
     PUT    /api/students/ID/deadline          {"deadline": ISO, "late_deadline": ISO or null}
+                                              (null: the course's late window, moved with it)
     DELETE /api/students/ID/deadline
     POST   /api/submissions/N/adjustment      {"points": -5, "note": "..."}
     DELETE /api/submissions/N/adjustment
@@ -31,6 +32,7 @@ from starlette.routing import Route
 from grader.service import auth, lti, record_queries
 from grader.service.instructor import student_page, submission_page
 from grader.service.deadline_csv import DeadlineError, read_deadlines_csv, time_field
+from grader.service.intake import Deadlines
 from grader.service.pages import path_for, render
 from grader.service.record_queries import RecordError
 from grader.service.storage import INSTRUCTOR, Store
@@ -99,9 +101,11 @@ def _student_exists(request: Request) -> str:
     return student
 
 
-def deadline_json(store: Store, student: str, zone: Any) -> dict[str, Any]:
-    """A student's deadlines as the API answers them (own: whether they are their own)."""
-    own = record_queries.own_deadlines(store).get(student)
+def deadline_json(store: Store, student: str, course: Deadlines) -> dict[str, Any]:
+    """A student's deadlines as the API answers them (own: whether they are their own; an
+    own deadline given without a late deadline answers with the course's late window moved
+    with it)."""
+    own = record_queries.own_deadlines(store, course).get(student)
     return {"student_id": student, "own": own is not None,
             "deadline": format_time(own.deadline) if own and own.deadline else None,
             "late_deadline": format_time(own.late_deadline)
@@ -124,7 +128,7 @@ async def api_set_deadline(request: Request) -> Response:
         return _refusal(str(problem))
     await run_in_threadpool(lti.grade_changed, _store(request), student)
     log.info("the instructor gave %s their own deadline %s", student, deadline)
-    return JSONResponse(deadline_json(_store(request), student, _zone(request)))
+    return JSONResponse(deadline_json(_store(request), student, request.app.state.settings.deadlines))
 
 
 async def api_remove_deadline(request: Request) -> Response:
@@ -134,7 +138,7 @@ async def api_remove_deadline(request: Request) -> Response:
     await run_in_threadpool(record_queries.remove_deadline, _store(request), student,
                             who=INSTRUCTOR)
     await run_in_threadpool(lti.grade_changed, _store(request), student)
-    return JSONResponse(deadline_json(_store(request), student, _zone(request)))
+    return JSONResponse(deadline_json(_store(request), student, request.app.state.settings.deadlines))
 
 
 async def form_deadline(request: Request) -> Response:

@@ -131,7 +131,7 @@ def test_submissions_match_the_roster_by_id_email_or_sid_whatever_the_case():
     alice, group = matched.submissions
     assert alice.roster == ON_ROSTER
     assert alice.people == (Person("Alice Adams", "alice", "alice@x.org"),)   # filled in
-    assert group.people[0] == Person("Grace H.", "1002", "grace@X.org")      # its own name kept
+    assert group.people[0] == Person("Grace Hopper", "1002", "grace@X.org")  # the roster's name
     assert group.roster == f"{NOT_ON_ROSTER}: Alan Turing"
     assert [submission.student_id for submission in matched.unmatched] == ["210002"]
     assert [entry.student_id for entry in matched.missing] == ["1004"]
@@ -157,7 +157,7 @@ def test_a_canvas_roster_gives_canvas_ids_and_a_moodle_name_matches_only_if_uniq
                           Submission("777", None, lms="moodle",
                                      people=(Person("Grace Hopper"),))], canvas)
     ada, grace = found.submissions
-    assert ada.people == (Person("lovelaceada", "S001", "", "12345", "ada", "Section 1"),)
+    assert ada.people == (Person("Lovelace, Ada", "S001", "", "12345", "ada", "Section 1"),)
     assert ada.roster == ON_ROSTER
     assert grace.roster == BY_NAME and grace.people[0].canvas_id == "67890"
     twins = roster_of("id,name\na1,Grace Hopper\na2,Grace Hopper\n")

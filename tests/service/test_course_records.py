@@ -114,8 +114,9 @@ def test_an_extension_makes_a_hand_in_after_the_course_deadline_on_time(tmp_path
     own = format_time(NOW + timedelta(days=3))
     answer = course.api().put("/api/students/alice/deadline", json={"deadline": own})
     assert answer.status_code == 200, answer.text
+    # No late deadline given: the course's 3-day late window, moved with hers.
     assert answer.json() == {"student_id": "alice", "own": True, "deadline": own,
-                             "late_deadline": None}
+                             "late_deadline": format_time(NOW + timedelta(days=6))}
     for who in ("alice", "bob"):
         sent = course.api(who).post("/api/submissions",
                                     files={"file": ("mm_player.py", b"x = 1\n")})
@@ -123,7 +124,7 @@ def test_an_extension_makes_a_hand_in_after_the_course_deadline_on_time(tmp_path
     late = {row.student: row.late for row in course.store.all_submissions()}
     assert late == {"alice": False, "bob": True}
     home = course.browser("alice").get("/").text
-    assert "Your own deadline" in home and "marked late" not in home.split("<h2>")[0]
+    assert "Your own deadline" in home and "late submissions until" in home.split("<h2>")[0]
     assert "Your own deadline" not in course.browser("bob").get("/").text
     # The class table and the gradebook show who has their own.
     page = course.browser("instructor").get("/instructor").text

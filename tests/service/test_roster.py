@@ -129,13 +129,16 @@ def test_files_that_are_no_roster(tmp_path, data, words):
 
 
 @pytest.mark.parametrize("line, words", [
-    (",Nobody,n@example.org", "line 3: no student id"),
-    ("a b,Spacey,s@example.org", "line 3: the student id 'a b' may hold only"),
-    ("instructor,Me,me@example.org", "line 3: the id 'instructor' is the instructor's own"),
+    (",Nobody,", "line 3 was left out (the others were read): no student id"),
+    ("a b,Spacey,s@example.org", "line 3 was left out (the others were read): the student "
+                                 "id 'a b' may hold only"),
+    ("instructor,Me,me@example.org", "line 3 was left out (the others were read): the id "
+                                     "'instructor' is the instructor's own"),
 ])
-def test_bad_ids_refuse_the_whole_file(tmp_path, line, words):
-    with pytest.raises(RosterError, match=words):
-        read_roster(write(tmp_path, f"id,name,email\nok,Fine,f@example.org\n{line}\n"))
+def test_a_bad_line_is_left_out_with_a_note_naming_it(tmp_path, line, words):
+    roster = load_roster(write(tmp_path, f"id,name,email\nok,Fine,f@example.org\n{line}\n"))
+    assert [entry.student_id for entry in roster.entries] == ["ok"]
+    assert any(words in note for note in roster.notes), roster.notes
 
 
 def test_many_problems_are_counted_not_all_listed():
