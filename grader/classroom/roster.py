@@ -102,8 +102,30 @@ class Roster:
 
     entries: tuple[RosterEntry, ...]
     notes: tuple[str, ...] = ()
-    columns: tuple[str, ...] = ()     # the columns used: id, name, email (as headed)
+    columns: tuple[str, ...] = ()     # the columns used: id, name, email, ... (as headed)
     canvas: bool = False              # Canvas's gradebook export: the ids are Canvas user ids
+    optional: tuple[str, ...] = ()    # which of sis_id, login_id, section it has a column of
+
+    def identifiers(self, entry: RosterEntry) -> dict[str, str]:
+        """What this roster says of ``entry`` besides id, name and email, by the names the
+        submission page stores them under (grader.service.schema.ROSTER_FIELDS): only the
+        fields it has a column for (an empty cell included), so that a roster without
+        them leaves what an earlier one said. A Canvas export's id is Canvas's user id.
+
+        >>> roster = parse_roster(b"Student,ID,SIS User ID,SIS Login ID,Section\\n"
+        ...                       b"Ada,12345,S001,ada,B\\n")
+        >>> roster.identifiers(roster.entries[0])
+        {'lms_user_id': '12345', 'sis_user_id': 'S001', 'sis_login_id': 'ada', 'section': 'B'}
+        >>> plain = parse_roster(b"id,section\\nada,B\\n")
+        >>> plain.identifiers(plain.entries[0])
+        {'section': 'B'}
+        """
+        given = {"lms_user_id": entry.student_id} if self.canvas else {}
+        for stored, kept in (("sis_user_id", "sis_id"), ("sis_login_id", "login_id"),
+                             ("section", "section")):
+            if kept in self.optional:
+                given[stored] = getattr(entry, kept)
+        return given
 
 
 def id_from_email(email: str, whole: bool = False) -> str:
@@ -213,12 +235,18 @@ remove or correct the extra lines): 'a' on lines 2 and 4
                      f"{problem}, then import the roster again")
     if len(problems) > MAX_PROBLEMS:
         notes.append(f"{source}: and {len(problems) - MAX_PROBLEMS} more lines left out")
-    used = tuple(header[index] for index in (columns.student_id, columns.name,
-                                             columns.email) if index is not None)
+    optional = tuple(kept for kept, index in (("sis_id", columns.sis_id),
+                                              ("login_id", columns.login_id),
+                                              ("section", columns.section))
+                     if index is not None)
+    used = tuple(header[index] for index in (columns.student_id, columns.name, columns.email,
+                                             columns.sis_id, columns.login_id, columns.section)
+                 if index is not None)
     # Canvas's export: "Student" and "ID" (a TA's export may lack the SIS columns).
     canvas = (_normal(header[columns.student_id]) == "id"
               and (columns.sis_id is not None or "student" in map(_normal, header)))
-    return Roster(tuple(entry for _, entry in entries), tuple(notes), used, canvas)
+    return Roster(tuple(entry for _, entry in entries), tuple(notes), used, canvas,
+                  optional)
 
 
 def _decode(data: bytes, source: str) -> tuple[str, list[str]]:

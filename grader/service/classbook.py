@@ -192,8 +192,7 @@ def gradebook_row(entry: ClassStudent, choice: str = "latest",
     """
     student = entry.student
     handed = entry.chosen(choice, current)
-    extra: dict[str, Any] = dict(name=student.name,
-                                 people=(Person(student.name, student.id, student.email),))
+    extra: dict[str, Any] = dict(name=student.name, people=(person_of(student),))
     if handed is not None and isinstance(results, dict):
         row = gradebook.row_from_results(student.id, results, late=handed.late,
                                          source=f"submission {handed.submission.id}",
@@ -218,6 +217,18 @@ def gradebook_row(entry: ClassStudent, choice: str = "latest",
                                    source=f"submission {submission.id}",
                                    submitted_at=submission.received_at, **extra)
     return dataclasses.replace(row, records=record_cells(entry, None))
+
+
+def person_of(student: storage.Student) -> Person:
+    """The student as the LMS gradebooks name them: the school's id (Canvas's "SIS User
+    ID", Moodle's "ID number"), the email, and what the roster gave of Canvas's user id,
+    SIS login id and section ("" where unknown: Canvas's import leaves those cells be).
+
+    >>> person_of(storage.Student("12345", "Ada", lms_user_id="12345", section="B"))
+    Person(name='Ada', sid='', email='', canvas_id='12345', login_id='', section='B')
+    """
+    return Person(student.name, student.school_id, student.email, student.lms_user_id,
+                  student.sis_login_id, student.section)
 
 
 def record_cells(entry: ClassStudent, handed: ClassSubmission | None) -> dict[str, str]:
@@ -277,7 +288,8 @@ def lms_gradebook(rows: Sequence[gradebook.Row], format_name: str,
     """The class's final scores (the rows' scores: :func:`gradebook_row` puts the final
     score there) as Canvas's or Moodle's grade import reads them, written by the same
     writer as ``batch --gradebook-format``. Each student is identified by the roster's id
-    (Canvas's "SIS User ID", Moodle's "ID number") and email; a student with nothing
+    (Canvas's "SIS User ID", Moodle's "ID number") and email, and for Canvas by what the
+    roster gave besides (:func:`person_of`: its "ID", "SIS Login ID"); a student with nothing
     graded has no line, so the import leaves their grade as it is. LmsFormatError for an
     unknown format or an assignment name that cannot be a column.
 

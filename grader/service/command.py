@@ -223,7 +223,9 @@ def import_roster(store: Store, path: Path) -> tuple[int, int]:
     roster = load_roster(path, known_emails(store))
     for note in roster.notes:
         _say(f"python -m grader serve: note: {note}")
-    return store.upsert_students([_entry(entry) for entry in roster.entries])
+    return store.upsert_students([_entry(entry) for entry in roster.entries],
+                                 {entry.student_id: roster.identifiers(entry)
+                                  for entry in roster.entries})
 
 
 def known_emails(store: Store) -> dict[str, str]:

@@ -390,15 +390,23 @@ def _import(store: storage.Store, roster: Any) -> dict[str, Any]:
                           + "; ".join(clashes[:10]))
     added = [entry for entry in roster.entries if entry.student_id not in known]
     updated = [entry for entry in roster.entries if entry.student_id in known
-               and (known[entry.student_id].name, known[entry.student_id].email)
-               != (entry.name, entry.email)]
-    store.upsert_students((entry.student_id, entry.name, entry.email)
-                          for entry in roster.entries)
+               and _changes(known[entry.student_id], entry, roster.identifiers(entry))]
+    store.upsert_students(((entry.student_id, entry.name, entry.email)
+                           for entry in roster.entries),
+                          {entry.student_id: roster.identifiers(entry)
+                           for entry in roster.entries})
     listed = {entry.student_id for entry in roster.entries}
     return {"added": added, "updated": updated,
             "unchanged": len(roster.entries) - len(added) - len(updated),
             "not_listed": sorted(student_id for student_id in known if student_id not in listed),
             "notes": roster.notes, "columns": roster.columns}
+
+
+def _changes(student: storage.Student, entry: Any, identifiers: dict[str, str]) -> bool:
+    """Whether the roster's line changes what the course has of ``student``: the name, the
+    email, or an identifier the roster has a column of (Roster.identifiers)."""
+    return ((student.name, student.email) != (entry.name, entry.email)
+            or any(getattr(student, key) != value for key, value in identifiers.items()))
 
 
 async def links_csv(request: Request) -> Response:

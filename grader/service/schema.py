@@ -265,6 +265,19 @@ def _add_staff_course_and_removal(db: sqlite3.Connection) -> None:
             db.execute(f"ALTER TABLE lti_staff ADD COLUMN {column} {kind}")
 
 
+# Version 8: what an instructor's roster says of a student besides id, name and email (its
+# SIS login id, section, SIS user id and, from a Canvas export, Canvas's numeric user id), so
+# that the page's Canvas gradebook gives them back as Canvas's import reads them.
+ROSTER_FIELDS = ("lms_user_id", "sis_user_id", "sis_login_id", "section")
+
+
+def _add_roster_fields(db: sqlite3.Connection) -> None:
+    columns = {row["name"] for row in db.execute("PRAGMA table_info(students)")}
+    for column in ROSTER_FIELDS:
+        if column not in columns:
+            db.execute(f"ALTER TABLE students ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
+
+
 def _add_link_how(db: sqlite3.Connection) -> None:
     columns = {row["name"] for row in db.execute("PRAGMA table_info(lti_users)")}
     if "how" not in columns:
@@ -301,6 +314,8 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[sqlite3.Connection], None]], ...] = 
      lambda db: (_add_link_how(db), _statements(_LTI_IDENTITY)(db))),
     (7, "LTI graders: the LMS course of a TA's latest launch; the instructor's removal",
      _add_staff_course_and_removal),
+    (8, "the roster's identifiers of a student: Canvas's user id, SIS user and login ids, "
+        "section", _add_roster_fields),
 )
 VERSION = MIGRATIONS[-1][0]
 
@@ -325,7 +340,7 @@ def migrate(database: Database) -> list[int]:
     >>> import tempfile, pathlib
     >>> database = Database(pathlib.Path(tempfile.mkdtemp()) / "course.sqlite3")
     >>> migrate(database), migrate(database)
-    ([1, 2, 3, 4, 5, 6, 7], [])
+    ([1, 2, 3, 4, 5, 6, 7, 8], [])
     """
     have = stored_version(database)
     if have > VERSION:

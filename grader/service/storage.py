@@ -20,11 +20,11 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from grader.service import auth
 from grader.service.database import Database
-from grader.service.schema import migrate
+from grader.service.schema import ROSTER_FIELDS, migrate
 from grader.service.times import format_time, parse_time, utc_now
 
 MAX_ATTEMPTS = 2            # a grading run that fails is run once more, then "error"
@@ -71,6 +71,25 @@ class Student:
     name: str = ""
     email: str = ""
     revoked: bool = False
+    # What the instructor's roster says besides (schema.ROSTER_FIELDS; "" where it said
+    # nothing): Canvas's numeric user id (its export's "ID", when that export was the
+    # roster), the SIS user id (when it is not ``id``), the SIS login id, the section.
+    lms_user_id: str = ""
+    sis_user_id: str = ""
+    sis_login_id: str = ""
+    section: str = ""
+
+    @property
+    def school_id(self) -> str:
+        """The school's id (Canvas's "SIS User ID", Moodle's "ID number"): the roster's SIS
+        user id, else the id, unless the id is Canvas's own user id ("": unknown).
+
+        >>> Student("ada42").school_id, Student("12345", lms_user_id="12345").school_id
+        ('ada42', '')
+        """
+        if self.sis_user_id:
+            return self.sis_user_id
+        return "" if self.id == self.lms_user_id else self.id
 
 
 @dataclass(frozen=True)
@@ -163,6 +182,15 @@ def _row(values: sqlite3.Row) -> Submission:
     return Submission(**data)
 
 
+_STUDENT_COLUMNS = "id, name, email, revoked, " + ", ".join(ROSTER_FIELDS)
+
+
+def _student(values: sqlite3.Row) -> Student:
+    data = dict(values)
+    data["revoked"] = bool(data["revoked"])
+    return Student(**data)
+
+
 class Store:
     """The course's database file (created with its schema when missing).
 
@@ -240,18 +268,29 @@ class Store:
                            "DO UPDATE SET value = excluded.value", (key, value))
         return token
 
-    def upsert_students(self, entries: Iterable[tuple[str, str, str]]) -> tuple[int, int]:
+    def upsert_students(self, entries: Iterable[tuple[str, str, str]],
+                        fields: Mapping[str, Mapping[str, str]] | None = None
+                        ) -> tuple[int, int]:
         """Add or update ``(id, name, email)`` rows: (how many added, how many updated).
+        ``fields``: by student id, the roster's other identifiers it gives (names from
+        schema.ROSTER_FIELDS, e.g. ``{"ada42": {"section": "B"}}``); a field not given is
+        kept as it was, so that a roster without those columns loses nothing.
 
         A student who is already there keeps their link (and their revocation)."""
         entries = list(entries)
+        fields = fields or {}
         if any(student_id == INSTRUCTOR for student_id, _, _ in entries):
             raise ValueError(f"a student cannot have the id {INSTRUCTOR!r} (the instructor's "
                              "row of --links): rename them in the roster")
+        unknown = {name for given in fields.values() for name in given} - set(ROSTER_FIELDS)
+        if unknown:
+            raise ValueError(f"no roster field {sorted(unknown)}: the fields are "
+                             + ", ".join(ROSTER_FIELDS))
         added = updated = 0
         with self._transaction() as db:
             for student_id, name, email in entries:
-                old = db.execute("SELECT name, email FROM students WHERE id = ?",
+                given = dict(fields.get(student_id, {}))
+                old = db.execute("SELECT * FROM students WHERE id = ?",
                                  (student_id,)).fetchone()
                 if old is None:
                     nonce = auth.new_nonce()
@@ -260,22 +299,26 @@ class Store:
                                "token_hash, added_at) VALUES (?, ?, ?, ?, ?, ?)",
                                (student_id, name, email, nonce, token_hash, utc_now()))
                     added += 1
-                elif (old["name"], old["email"]) != (name, email):
-                    db.execute("UPDATE students SET name = ?, email = ? WHERE id = ?",
-                               (name, email, student_id))
-                    updated += 1
+                    changed = {key: value for key, value in given.items() if value}
+                else:
+                    changed = {key: value for key, value in
+                               {"name": name, "email": email, **given}.items()
+                               if old[key] != value}
+                    updated += bool(changed)
+                if changed:     # the names are the table's columns (checked above)
+                    db.execute("UPDATE students SET "
+                               + ", ".join(f"{key} = ?" for key in changed)
+                               + " WHERE id = ?", (*changed.values(), student_id))
         return added, updated
 
     def students(self) -> list[Student]:
-        return [Student(row["id"], row["name"], row["email"], bool(row["revoked"]))
-                for row in self._query("SELECT id, name, email, revoked FROM students "
-                                       "ORDER BY id")]
+        return [_student(row) for row in self._query(f"SELECT {_STUDENT_COLUMNS} FROM "
+                                                     "students ORDER BY id")]
 
     def student(self, student_id: str) -> Student | None:
-        row = self._one("SELECT id, name, email, revoked FROM students WHERE id = ?",
+        row = self._one(f"SELECT {_STUDENT_COLUMNS} FROM students WHERE id = ?",
                         (student_id,))
-        return None if row is None else Student(row["id"], row["name"], row["email"],
-                                                bool(row["revoked"]))
+        return None if row is None else _student(row)
 
     def student_token(self, student_id: str) -> str:
         row = self._one("SELECT token_nonce FROM students WHERE id = ?", (student_id,))
