@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from grader.service import course_dates
 from grader.service.intake import Deadlines, show_wait
 from grader.service.queue import GradingQueue, estimate_wait, read_progress
 from grader.service.records import FinalScore
@@ -436,7 +437,8 @@ def page_context(store: Store, queue: GradingQueue, settings: ServiceSettings,
     status and items, its report. ``deadlines``: the student's own (default: the course's)."""
     return {"row": row, "instructor": instructor, "person": store.student(row.student),
             "final": final, "live": live_view(store, queue, settings, row),
-            "report": report_view(row, deadlines or settings.deadlines, instructor, final)}
+            "report": report_view(row, deadlines or course_dates.read(store).deadlines,
+                                   instructor, final)}
 
 
 def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings,
@@ -453,7 +455,8 @@ def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings
     the course's).
     """
     live = live_view(store, queue, settings, row)
-    results = student_results(row, deadlines or settings.deadlines, instructor)
+    results = student_results(row, deadlines or course_dates.read(store).deadlines,
+                              instructor)
     items = live["items"]
     if results is not None:
         items = [{"name": test.get("name"), "score": test.get("score"),
