@@ -154,11 +154,11 @@ def live_view(store: Store, queue: GradingQueue, settings: ServiceSettings,
 
 # --- the results a person may see ----------------------------------------------------------
 
-def student_results(row: Submission, deadlines: Deadlines,
+def student_results(row: Submission, deadlines: Deadlines | None,
                     instructor: bool = False) -> dict[str, Any] | None:
     """The results.json a person may see: the instructor all of it; a student what Gradescope
     would show them (no hidden tests, no extra_data; "after the due date" tests only after
-    the deadline)."""
+    the deadline; ``deadlines`` None: there is none)."""
     if not row.results_json:
         return None
     try:
@@ -167,7 +167,7 @@ def student_results(row: Submission, deadlines: Deadlines,
         return None
     if instructor:
         return results
-    after_deadline = deadlines.passed(now())
+    after_deadline = (deadlines or Deadlines()).passed(now())
     shown = ("visible", "after_due_date", "after_published") if after_deadline else ("visible",)
     results["tests"] = [test for test in results.get("tests", [])
                         if test.get("visibility", "visible") in shown]
@@ -325,7 +325,7 @@ def score_details(final: FinalScore | None) -> dict[str, Any]:
 
 # --- the report ----------------------------------------------------------------------------
 
-def report_view(row: Submission, deadlines: Deadlines, instructor: bool = False,
+def report_view(row: Submission, deadlines: Deadlines | None, instructor: bool = False,
                 final: FinalScore | None = None) -> dict[str, Any] | None:
     """What the report part of a page shows, in the terminal report's order: the lead (the
     likely cause, a file that cannot run, a game started at import), the lines to paste,
