@@ -38,8 +38,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grader.service import (auth, instructor, lti, records_routes, sessions, signin,
-                            student_routes)
+from grader.service import (auth, course_dates, course_dates_routes, instructor, lti,
+                            records_routes, sessions, signin, student_routes)
 from grader.service.folder import secure_course_folder
 from grader.service.intake import show_size
 from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
@@ -48,6 +48,7 @@ from grader.service.queue import GradingQueue
 from grader.service.server import Occasional
 from grader.service.settings import ServiceSettings
 from grader.service.storage import Store
+from grader.service.times import format_time
 from grader.suite.table import without_bidi
 
 __all__ = ["CSP", "ServiceSettings", "create_app", "open_store"]
@@ -232,10 +233,26 @@ def shown(value: Any) -> Any:
     return without_bidi(value) if isinstance(value, str) else value
 
 
+def _given_dates(store: Store, settings: ServiceSettings) -> None:
+    """Set the course's dates and late policy that ``settings`` gives (an embedding program's,
+    the tests'; ``serve`` stores its options itself and gives none) in its records, where the
+    pages read them; a change is logged as "server start"."""
+    wanted: dict[str, str | None] = {}
+    if settings.deadlines is not None:
+        deadline, late = settings.deadlines.deadline, settings.deadlines.late_deadline
+        wanted[course_dates.DEADLINE] = format_time(deadline) if deadline else None
+        wanted[course_dates.LATE_DEADLINE] = format_time(late) if late else None
+    if settings.late_policy is not None:
+        wanted[course_dates.LATE_PENALTY] = settings.late_policy.text
+    if wanted:
+        course_dates.change(store, wanted, who="server start")
+
+
 def create_app(settings: ServiceSettings, store: Store | None = None,
                queue: GradingQueue | None = None) -> Starlette:
     """The application; the grading threads start and stop with it (its lifespan)."""
     store = store or open_store(settings.data)
+    _given_dates(store, settings)
     queue = queue or GradingQueue(store, settings.data, settings.queue)
     queue.graded.append(lambda student: lti.grade_changed(store, student))
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"),
@@ -260,6 +277,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         *signin.routes,
         *instructor.routes,
         *records_routes.routes,
+        *course_dates_routes.routes,
         *lti.routes,
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]]

@@ -9,18 +9,18 @@
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import os
 import socket
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions
-from grader.service import course_config, record_queries, serving_lock
+from grader.service import course_config, course_dates, record_queries, serving_lock
 from grader.service.deadline_csv import DeadlineError, read_deadlines_csv
-from grader.service.intake import Deadlines, show_size
+from grader.service.intake import show_size
 from grader.service.queue import QueueOptions
 from grader.service.records import LatePolicy, PolicyError
 from grader.service.storage import Store
@@ -37,13 +37,16 @@ REMEMBERED = ("deadline", "late_deadline", "per_hour", "max_size", "late_penalty
               "base_url", "port")
 DEFAULTS = {"per_hour": "10", "max_size": str(256 * 1024), "late_penalty": "none"}
 LINKS_COLUMNS = ["student_id", "name", "email", "link"]
-# The options that change the course's dates and settings (read once, when a server starts),
-# and those that change its records: refused while a server serves the folder.
-SETTING_OPTIONS = (("deadline", "--deadline"), ("late_deadline", "--late-deadline"),
-                   ("late_penalty", "--late-penalty"), ("timezone", "--timezone"),
-                   ("per_hour", "--per-hour"), ("max_size", "--max-size"),
-                   ("base_url", "--base-url"), ("adopt_config", "--adopt-config"))
+# The options that change the course's dates (which the page and the API change while it
+# serves), its settings (read once, when a server starts) and its records: all refused while
+# a server serves the folder.
+DATE_OPTIONS = (("deadline", "--deadline"), ("late_deadline", "--late-deadline"),
+                ("late_penalty", "--late-penalty"))
+SETTING_OPTIONS = (("timezone", "--timezone"), ("per_hour", "--per-hour"),
+                   ("max_size", "--max-size"), ("base_url", "--base-url"),
+                   ("adopt_config", "--adopt-config"))
 RECORD_OPTIONS = (("deadlines", "--deadlines"), ("roster", "--roster"), ("demo", "--demo"))
+COURSE_API = "/api/course"
 COMMAND_LINE = "command line"      # who made a change given on the command line
 
 HELP_EPILOG = """\
@@ -62,9 +65,11 @@ examples:
   python -m grader serve --data course --late-penalty 10%/day,max=50% --timezone Europe/Paris
 
 --deadline, --late-deadline, --late-penalty, --timezone, --per-hour, --max-size, the port
-and --base-url are remembered in DIR (give --deadline none to remove one) and read when the
-server starts: while a server serves DIR they (and --deadlines, --roster, --demo) are refused
-and nothing is changed; stop it and start it again with them. The first
+and --base-url are remembered in DIR (give --deadline none to remove one). While a server
+serves DIR they (and --deadlines, --roster, --demo) are refused and nothing is changed: the
+deadline, late deadline, late penalty and which hand-in counts change on the page (Course
+dates) or with PUT /api/course; the others are read when the server starts (stop it and
+start it again with them). The first
 --config (or the configuration page) chooses the course's configuration; a later start
 with another --config is refused unless --adopt-config. HTTPS: run it behind a reverse
 proxy (Caddy, nginx) that terminates TLS and forwards to 127.0.0.1:PORT, with --base-url
@@ -183,26 +188,25 @@ def remembered_settings(store: Store, args: argparse.Namespace) -> dict[str, str
             policy = LatePolicy.parse(args.late_penalty).text
         except PolicyError as problem:
             raise ValueError(str(problem)) from None
-    given = {"deadline": _time_option(args.deadline, "--deadline", zone),
+    dates = {"deadline": _time_option(args.deadline, "--deadline", zone),
              "late_deadline": _time_option(args.late_deadline, "--late-deadline", zone),
-             "per_hour": None if args.per_hour is None else str(args.per_hour),
+             "late_penalty": policy}
+    # The same records the page changes, logged as the command line's; the LMS's grades follow.
+    course_dates.change(store, {key: None if value.lower() == "none" and key != "late_penalty"
+                                else value for key, value in dates.items() if value is not None},
+                        who=COMMAND_LINE)       # DatesError (a ValueError): nothing changed
+    given = {"per_hour": None if args.per_hour is None else str(args.per_hour),
              "max_size": None if args.max_size is None else str(args.max_size),
-             "late_penalty": policy, "timezone": args.timezone}
-    changed_grades = False
+             "timezone": args.timezone}
     for key, value in given.items():
         if value is None:
             continue
-        value = None if value.lower() == "none" and key != "late_penalty" else value
+        value = None if value.lower() == "none" else value
         if saved.get(key) != value:
             store.set_setting(key, value)
-            if key in ("deadline", "late_deadline", "late_penalty"):
-                changed_grades = True
             record_queries.log_change(store, COMMAND_LINE, "setting", key,
                                       None if saved.get(key) is None else {key: saved[key]},
                                       None if value is None else {key: value})
-    if changed_grades:          # the LMS's grades follow the course's dates and policy
-        from grader.service import lti
-        lti.grades_changed(store)
     saved = store.settings()
     return {key: saved.get(key, DEFAULTS.get(key, "")) for key in REMEMBERED}
 
@@ -393,20 +397,17 @@ def serve_command(args: argparse.Namespace) -> int:
         # Lines among the server's messages, on a terminal or in its log: not a CSV file.
         print_links(store, base_url, [student_id for student_id, _, _ in DEMO_STUDENTS],
                     bom=False)
-    deadlines = Deadlines(_maybe_time(settings["deadline"]),
-                          _maybe_time(settings["late_deadline"]))
-    service = web.ServiceSettings(
+    service = web.ServiceSettings(          # the dates: in the course's records (course_dates)
         data=args.data, base_url=base_url,
         queue=QueueOptions(grading, args.jobs, args.scheduler, args.timeout or None),
         per_hour=int(settings["per_hour"]), max_size=int(settings["max_size"]),
-        deadlines=deadlines, late_policy=LatePolicy.parse(settings["late_penalty"]),
         timezone=settings["timezone"], lti_allow_private=args.lti_allow_private)
     _configure_logging(args.quiet)
     try:
         application = web.create_app(service, store)
     except ImportError as problem:
         return _error(str(problem))
-    _describe(service, args, decided)
+    _describe(service, course_dates.read(store), args, decided)
     print(f"Serving on {base_url}/" if base_url == listening else
           f"Serving on {listening}/ (links: {base_url}/)", flush=True)
     try:
@@ -422,7 +423,8 @@ def _given(args: argparse.Namespace, options: tuple[tuple[str, str], ...]) -> li
 
 
 def _changes_the_course(args: argparse.Namespace) -> bool:
-    return bool(_given(args, SETTING_OPTIONS) or _given(args, RECORD_OPTIONS))
+    return bool(_given(args, DATE_OPTIONS) or _given(args, SETTING_OPTIONS)
+                or _given(args, RECORD_OPTIONS))
 
 
 def _exits_at_once(args: argparse.Namespace) -> bool:
@@ -433,26 +435,36 @@ def _exits_at_once(args: argparse.Namespace) -> bool:
 
 def serving_refusal(args: argparse.Namespace, serving: serving_lock.Serving) -> str:
     """What to say when a server serves the folder: nothing was changed, and how to change
-    what was given (the dates and settings: restart the server with them; the records: the
-    page or the API, which change them while it serves).
+    what was given (the dates and the records: the page or the API, which change them while
+    it serves; the other settings: restart the server with them).
 
     >>> import argparse
     >>> args = argparse.Namespace(data=Path("course"), late_deadline="2026-12-05T23:59")
     >>> print(serving_refusal(args, serving_lock.Serving(Path("course"), "42")))
-    a server is serving course/ (process 42): nothing was changed (--late-deadline given). The course's dates and settings are read when the server starts: stop it (Ctrl-C where it runs, or kill 42), then start it with them: python -m grader serve --data course --late-deadline 2026-12-05T23:59
+    a server is serving course/ (process 42): nothing was changed (--late-deadline given). The course's dates change while it serves: on the page (Course dates, /instructor/course), or PUT /api/course with the instructor's token and a JSON body such as {"late_deadline": "2026-12-05T23:59"} (no zone: the course's time zone).
     """
+    dates = _given(args, DATE_OPTIONS)
     settings, records = _given(args, SETTING_OPTIONS), _given(args, RECORD_OPTIONS)
-    if not settings and not records:
+    if not dates and not settings and not records:
         return (f"{serving}: one server serves a course folder. `python -m grader serve "
                 f"--data {args.data} --links` prints its links (it exits at once)")
-    parts = [f"{serving}: nothing was changed ({', '.join(settings + records)} given)."]
+    parts = [f"{serving}: nothing was changed ({', '.join(dates + settings + records)} "
+             "given)."]
+    if dates:
+        given = {name: str(getattr(args, name)) for name, _ in DATE_OPTIONS
+                 if getattr(args, name, None) is not None}
+        body = json.dumps({name: None if value.lower() == "none" and name != "late_penalty"
+                           else value for name, value in given.items()})   # null: remove
+        parts.append("The course's dates change while it serves: on the page (Course dates, "
+                     f"/instructor/course), or PUT {COURSE_API} with the instructor's token "
+                     f"and a JSON body such as {body} (no zone: the course's time zone).")
     if settings:
         stop = f"kill {serving.pid}" if serving.pid else "stop its process"
         options = " ".join(flag if getattr(args, name) is True
                            else f"{flag} {getattr(args, name)}"
                            for name, flag in SETTING_OPTIONS if name in vars(args)
                            and getattr(args, name) not in (None, False))
-        parts.append("The course's dates and settings are read when the server starts: stop "
+        parts.append("The course's settings are read when the server starts: stop "
                      f"it (Ctrl-C where it runs, or {stop}), then start it with them: "
                      f"python -m grader serve --data {args.data} {options}")
     if "--deadlines" in records:
@@ -515,10 +527,6 @@ def _say(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _maybe_time(value: str) -> datetime | None:
-    return parse_time(value) if value else None
-
-
 def _url_host(host: str) -> str:
     if host in ("0.0.0.0", "::", ""):
         return socket.gethostname()
@@ -535,8 +543,8 @@ def _first_start(args: argparse.Namespace, base_url: str, token: str) -> None:
           f"links.csv\n", flush=True)
 
 
-def _describe(settings: Any, args: argparse.Namespace, decided: str) -> None:
-    deadlines = settings.deadlines
+def _describe(settings: Any, dates: Any, args: argparse.Namespace, decided: str) -> None:
+    deadlines = dates.deadlines
     zone = settings.zone
     parts = [f"grading under {decided}", f"{args.jobs} at a time"
              + (f" on {args.scheduler}" if args.scheduler else " on this machine"),
@@ -546,8 +554,10 @@ def _describe(settings: Any, args: argparse.Namespace, decided: str) -> None:
         parts.append(f"deadline {show_time(deadlines.deadline, zone)}"
                      + (f", late until {show_time(deadlines.late_deadline, zone)}"
                         if deadlines.late_deadline else ""))
-    if not settings.late_policy.is_none:
-        parts.append(f"late penalty: {settings.late_policy.describe()}")
+    if not dates.policy.is_none:
+        parts.append(f"late penalty: {dates.policy.describe()}")
+    if dates.choice != course_dates.DEFAULT_CHOICE:
+        parts.append(f"each student's {dates.choice} hand-in counts")
     if settings.visibility != "full":
         parts.append(f"visibility: {settings.visibility}")
     print("; ".join(parts), file=sys.stderr)

@@ -15,7 +15,7 @@ Jinja2 template with autoescaping (``batch``'s summary page escapes what it show
     /instructor/summary              batch's summary.html, live (?choice=latest|best)
     /instructor/similarity           compare every student's latest file (copydetect)
     /instructor/config               the grading configuration; POST /instructor/regrade
-    /api/gradebook.csv?choice=latest|best, /api/class (JSON)
+    /api/gradebook.csv?choice=latest|best (default: the course's), /api/class (JSON)
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from starlette.routing import Route
 
 from grader.classroom import lms, summary
 from grader.classroom.state import graded_under
-from grader.service import (auth, class_queries, classbook, presentation, record_queries,
-                            similarity_routes, storage)
+from grader.service import (auth, class_queries, classbook, course_dates, presentation,
+                            record_queries, similarity_routes, storage)
 from grader.service.pages import csv_response, path_for, render, with_inline_styles
 from grader.service.student_routes import file_response, render_submission
 from grader.classroom.roster import RosterError, parse_roster
@@ -86,7 +86,8 @@ def _note(request: Request) -> str:
 
 
 def _choice(request: Request) -> str:
-    choice = request.query_params.get("choice", "latest")
+    """The ``?choice=`` asked for, else the course's (which hand-in counts: Course dates)."""
+    choice = request.query_params.get("choice") or course_dates.read(_store(request)).choice
     if choice not in classbook.CHOICES:
         raise HTTPException(400, f"choice must be latest or best, not {choice[:20]!r}")
     return choice
@@ -143,9 +144,9 @@ def forgotten_config(request: Request) -> str:
 
 def class_students(request: Request) -> list[classbook.ClassStudent]:
     """Every student with their submissions, late and final scores by the course's records."""
-    settings = _state(request).settings
     store = _store(request)
-    records = classbook.CourseRecords.load(store, settings.deadlines, settings.late_policy)
+    dates = course_dates.read(store)
+    records = classbook.CourseRecords.load(store, dates.deadlines, dates.policy)
     return classbook.class_students(store, records)
 
 
@@ -177,7 +178,7 @@ async def class_page(request: Request) -> Response:
     used = classbook.configurations(students, current)
     return render(request, "instructor_class.html", {
         "students": students, "counts": store.counts(), "configurations": used,
-        "settings": _state(request).settings,
+        "settings": _state(request).settings, "dates": course_dates.read(store),
         "mixed": len(used) > 1, "current": current,
         "config_name": grading.config.name if grading.config else "default",
         "stale": sum(configuration.count for configuration in used
@@ -231,7 +232,8 @@ async def student_page(request: Request, problem: str | None = None,
     person = _student_or_404(request)
     store = _store(request)
     settings = _state(request).settings
-    records = classbook.CourseRecords.load(store, settings.deadlines, settings.late_policy)
+    dates = course_dates.read(store)
+    records = classbook.CourseRecords.load(store, dates.deadlines, dates.policy)
     rows = await run_in_threadpool(class_queries.class_submissions, store, person.id)
     submissions = [classbook.with_records(handed, records) for handed in reversed(rows)]
     link = "" if person.revoked else _base_url(request) + path_for(
@@ -240,7 +242,7 @@ async def student_page(request: Request, problem: str | None = None,
     return render(request, "instructor_student.html", {
         "person": person, "submissions": submissions, "link": link,
         "current": await run_in_threadpool(current_fingerprint, current_grading(request)),
-        "own": own, "course": settings.deadlines, "zone_name": settings.zone_name,
+        "own": own, "course": dates.deadlines, "zone_name": settings.zone_name,
         "local_input": lambda moment: _local_input(moment, settings.zone),
         "deadline_changes": record_queries.changes(store, "deadline", person.id),
         "problem": problem, "note": _note(request)}, status_code=status_code)

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from grader.service import course_dates
 from grader.service.intake import Deadlines, show_wait
 from grader.service.queue import GradingQueue, estimate_wait, read_progress
 from grader.service.records import FinalScore
@@ -153,11 +154,11 @@ def live_view(store: Store, queue: GradingQueue, settings: ServiceSettings,
 
 # --- the results a person may see ----------------------------------------------------------
 
-def student_results(row: Submission, deadlines: Deadlines,
+def student_results(row: Submission, deadlines: Deadlines | None,
                     instructor: bool = False) -> dict[str, Any] | None:
     """The results.json a person may see: the instructor all of it; a student what Gradescope
     would show them (no hidden tests, no extra_data; "after the due date" tests only after
-    the deadline)."""
+    the deadline; ``deadlines`` None: there is none)."""
     if not row.results_json:
         return None
     try:
@@ -166,7 +167,7 @@ def student_results(row: Submission, deadlines: Deadlines,
         return None
     if instructor:
         return results
-    after_deadline = deadlines.passed(now())
+    after_deadline = (deadlines or Deadlines()).passed(now())
     shown = ("visible", "after_due_date", "after_published") if after_deadline else ("visible",)
     results["tests"] = [test for test in results.get("tests", [])
                         if test.get("visibility", "visible") in shown]
@@ -324,7 +325,7 @@ def score_details(final: FinalScore | None) -> dict[str, Any]:
 
 # --- the report ----------------------------------------------------------------------------
 
-def report_view(row: Submission, deadlines: Deadlines, instructor: bool = False,
+def report_view(row: Submission, deadlines: Deadlines | None, instructor: bool = False,
                 final: FinalScore | None = None) -> dict[str, Any] | None:
     """What the report part of a page shows, in the terminal report's order: the lead (the
     likely cause, a file that cannot run, a game started at import), the lines to paste,
@@ -436,7 +437,8 @@ def page_context(store: Store, queue: GradingQueue, settings: ServiceSettings,
     status and items, its report. ``deadlines``: the student's own (default: the course's)."""
     return {"row": row, "instructor": instructor, "person": store.student(row.student),
             "final": final, "live": live_view(store, queue, settings, row),
-            "report": report_view(row, deadlines or settings.deadlines, instructor, final)}
+            "report": report_view(row, deadlines or course_dates.read(store).deadlines,
+                                   instructor, final)}
 
 
 def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings,
@@ -453,7 +455,8 @@ def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings
     the course's).
     """
     live = live_view(store, queue, settings, row)
-    results = student_results(row, deadlines or settings.deadlines, instructor)
+    results = student_results(row, deadlines or course_dates.read(store).deadlines,
+                              instructor)
     items = live["items"]
     if results is not None:
         items = [{"name": test.get("name"), "score": test.get("score"),

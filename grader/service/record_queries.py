@@ -35,6 +35,13 @@ def _log(db: sqlite3.Connection, who: str, kind: str, subject: str,
                 None if after is None else json.dumps(after, sort_keys=True)))
 
 
+def log_in(db: sqlite3.Connection, who: str, kind: str, subject: str,
+           before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
+    """Keep one change within the caller's transaction ``db`` (the change and its row are
+    written together, or neither)."""
+    _log(db, who, kind, subject, before, after)
+
+
 def log_change(store: Store, who: str, kind: str, subject: str,
                before: dict[str, Any] | None, after: dict[str, Any] | None) -> None:
     """Keep one change of a record that lives elsewhere (a course setting)."""

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, lti, record_queries
+from grader.service import auth, course_dates, lti, record_queries
 from grader.service.instructor import student_page, submission_page
 from grader.service.deadline_csv import DeadlineError, read_deadlines_csv, time_field
 from grader.service.intake import Deadlines
@@ -94,6 +94,11 @@ def _refusal(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status)
 
 
+# The same checks for the other modules of the instructor's forms and JSON API
+# (course_dates_routes): one way to read a body, one way to admit a change.
+json_body, instructor_form, api_instructor = _json_body, _instructor_form, _api_instructor
+
+
 def _student_exists(request: Request) -> str:
     student = request.path_params["student_id"]
     if _store(request).student(student) is None:
@@ -128,7 +133,8 @@ async def api_set_deadline(request: Request) -> Response:
         return _refusal(str(problem))
     await run_in_threadpool(lti.grade_changed, _store(request), student)
     log.info("the instructor gave %s their own deadline %s", student, deadline)
-    return JSONResponse(deadline_json(_store(request), student, request.app.state.settings.deadlines))
+    return JSONResponse(deadline_json(_store(request), student,
+                                      course_dates.read(_store(request)).deadlines))
 
 
 async def api_remove_deadline(request: Request) -> Response:
@@ -138,7 +144,8 @@ async def api_remove_deadline(request: Request) -> Response:
     await run_in_threadpool(record_queries.remove_deadline, _store(request), student,
                             who=INSTRUCTOR)
     await run_in_threadpool(lti.grade_changed, _store(request), student)
-    return JSONResponse(deadline_json(_store(request), student, request.app.state.settings.deadlines))
+    return JSONResponse(deadline_json(_store(request), student,
+                                      course_dates.read(_store(request)).deadlines))
 
 
 async def form_deadline(request: Request) -> Response:

@@ -1,4 +1,5 @@
-"""How a course is served: where its data lives, the limits, the deadlines, the grading.
+"""How a course is served: where its data lives, the limits, the grading (its dates and late
+policy are records the running server reads: :mod:`grader.service.course_dates`).
 
     settings = ServiceSettings(data=Path("ttt-course"), per_hour=10)
     settings.secure_cookies          # False: the links are http://
@@ -25,8 +26,11 @@ class ServiceSettings:
     queue: QueueOptions = field(default_factory=QueueOptions)
     per_hour: int = 10
     max_size: int = 256 * 1024
-    deadlines: Deadlines = field(default_factory=Deadlines)    # the course's (students
-    late_policy: LatePolicy = field(default_factory=LatePolicy)  # may have their own)
+    # The course's dates and late policy are records the running server reads
+    # (grader.service.course_dates), changed on the page; these, when given, are set in
+    # them as the app is made (an embedding program, the tests; serve stores its options).
+    deadlines: Deadlines | None = None
+    late_policy: LatePolicy | None = None
     timezone: str = ""                  # the course's time zone for people ("": the server's)
     lti_allow_private: bool = False     # LTI registration may call private addresses
 

@@ -15,7 +15,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, record_queries
+from grader.service import auth, course_dates, record_queries
 from grader.service.classbook import CourseRecords
 from grader.service.records import FinalScore
 from grader.service.intake import (PASTED_NAME, Refused, check_compiles, check_content,
@@ -46,13 +46,14 @@ def _home_page(request: Request, student: str, refusal: Refused | None = None,
     store: Store = state.store
     settings: ServiceSettings = state.settings
     moment = now()
-    deadlines, own = record_queries.deadlines_of(store, student, settings.deadlines)
+    dates = course_dates.read(store)
+    deadlines, own = record_queries.deadlines_of(store, student, dates.deadlines)
     history = store.history(student)
-    records = course_records(store, settings)
+    records = CourseRecords.load(store, dates.deadlines, dates.policy)
     context = {"student": store.student(student), "history": history,
                "finals": {row.id: final_of(records, row) for row in history},
                "deadline": deadlines.deadline, "late_deadline": deadlines.late_deadline,
-               "own_deadline": own, "policy": settings.late_policy,
+               "own_deadline": own, "policy": dates.policy, "choice": dates.choice,
                "closed": deadlines.closed(moment), "late": deadlines.is_late(moment),
                "per_hour": settings.per_hour, "max_size": settings.max_size,
                "code": code, "refusal": refusal.message if refusal else None}
@@ -97,7 +98,8 @@ async def _accept(request: Request, student: str, filename: str, data: bytes) ->
     moment = now()
     check_content(filename, data, settings.max_size)
     await run_in_threadpool(check_compiles, filename, data)   # nothing stored, nothing counted
-    deadlines, own = record_queries.deadlines_of(store, student, settings.deadlines)
+    deadlines, own = record_queries.deadlines_of(store, student,
+                                                 course_dates.read(store).deadlines)
     late = check_deadline(deadlines, moment, settings.zone, own)
     try:
         row = await run_in_threadpool(
@@ -127,15 +129,17 @@ def render_submission(request: Request, row: Submission, instructor: bool,
     state = request.app.state
     store: Store = state.store
     settings: ServiceSettings = state.settings
-    deadlines, _own = record_queries.deadlines_of(store, row.student, settings.deadlines)
+    deadlines, _own = record_queries.deadlines_of(store, row.student,
+                                                  course_dates.read(store).deadlines)
     final = final_of(course_records(store, settings), row)
     context = page_context(store, state.queue, settings, row, instructor, final, deadlines)
     return render(request, "submission.html", {**context, **(extra or {})}, status_code)
 
 
 def course_records(store: Store, settings: ServiceSettings) -> CourseRecords:
-    """The course's records, under its deadlines and late policy."""
-    return CourseRecords.load(store, settings.deadlines, settings.late_policy)
+    """The course's records, under its deadlines and late policy as they are now."""
+    dates = course_dates.read(store)
+    return CourseRecords.load(store, dates.deadlines, dates.policy)
 
 
 def final_of(records: CourseRecords, row: Submission) -> FinalScore:
@@ -201,7 +205,8 @@ async def api_submission(request: Request) -> Response:
         row = _own_submission(request, identity.student)
     state = request.app.state
     settings: ServiceSettings = state.settings
-    deadlines, _own = record_queries.deadlines_of(state.store, row.student, settings.deadlines)
+    deadlines, _own = record_queries.deadlines_of(state.store, row.student,
+                                                  course_dates.read(state.store).deadlines)
     final = final_of(course_records(state.store, settings), row)
     return JSONResponse(submission_json(state.store, state.queue, settings, row,
                                         identity.is_grader, final, deadlines),

@@ -107,5 +107,6 @@ def test_a_bad_format_or_assignment_name_is_refused_and_students_get_none(course
 
 def test_the_instructors_pages_link_both_lms_gradebooks(course):
     page = course.browser("instructor").get("/instructor").text
-    assert "/api/gradebook.csv?choice=latest&amp;format=canvas" in page
-    assert "/api/gradebook.csv?choice=latest&amp;format=moodle" in page
+    # No ?choice=: the course's choice (Course dates) picks each student's hand-in.
+    assert "/api/gradebook.csv?format=canvas" in page
+    assert "/api/gradebook.csv?format=moodle" in page

@@ -23,7 +23,7 @@ The hooks the rest of the page calls, each one line:
     lti.start_sender(app) / lti.stop_sender(app)  # in create_app's lifespan
     lti.grade_changed(store, student_id)    # a result, a regrade, a student's deadline
     lti.submission_changed(store, number)   # an adjustment set or removed
-    lti.grades_changed(store)               # the course's deadline or late policy changed
+    lti.grades_changed(store)               # the course's dates, late policy or choice changed
     print(lti.register_platform_file(store, data, path, base_url))    # serve --lti-platform
 """
 
@@ -63,8 +63,7 @@ def start_sender(app: Any) -> Sender:
     tool = getattr(state, "lti", None) or Tool.open(
         state.store, state.settings.data,
         allow_private=getattr(state.settings, "lti_allow_private", False))
-    settings = state.settings
-    course = Course(settings.deadlines, settings.late_policy, settings.base_url)
+    course = Course(base_url=state.settings.base_url)   # its dates: read as grades change
     sender = Sender(tool, course)
     sender.start()
     state.lti, state.lti_sender = tool, sender

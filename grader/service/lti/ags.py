@@ -1,7 +1,7 @@
 """Grades to the LMS (Assignment and Grade Services): the score a student's grade is now,
 and the call that posts it to a line item.
 
-The grade is the course's choice (``lti_grade_choice``: latest or best) of the student's
+The grade is the course's choice (latest or best, :mod:`grader.service.course_dates`) of the student's
 graded submissions, its final score (the grader's, the late penalty, the adjustment) over
 the maximum. The score's ``timestamp`` is when the grade changed (the outbox row's time),
 so sending the same row twice is the same score for the LMS, and an older grade can never
@@ -18,14 +18,13 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from grader.service import class_queries
+from grader.service import class_queries, course_dates
 from grader.service.class_queries import ClassSubmission
 from grader.service.classbook import CHOICES, ClassStudent, CourseRecords, with_records
 from grader.service.intake import Deadlines
 from grader.service.lti.errors import PlatformError
 from grader.service.records import LatePolicy
 from grader.service.storage import Store, Student
-from grader.service.times import parse_time
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 # Canvas's extension of a score (canvas-lms app/controllers/lti/ims/scores_controller.rb):
@@ -34,7 +33,7 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 # there is. Other platforms ignore the key (Moodle's scores.php reads the fields it knows).
 CANVAS_SUBMISSION = "https://canvas.instructure.com/lti/submission"
 SCORE_TYPE = "application/vnd.ims.lis.v1.score+json"
-CHOICE_SETTING = "lti_grade_choice"
+CHOICE_SETTING = course_dates.OLD_CHOICE   # read as the choice until it is next changed
 MAX_COMMENT = 1000
 
 
@@ -48,25 +47,18 @@ class Course:
     base_url: str = ""
 
     @classmethod
-    def remembered(cls, store: Store) -> "Course":
-        """The course as ``grader serve`` remembers it in the database (no server running)."""
-        saved = store.settings()
-
-        def moment(key: str) -> Any:
-            return parse_time(saved[key]) if saved.get(key) else None
-
-        try:
-            policy = LatePolicy.parse(saved.get("late_penalty"))
-        except ValueError:
-            policy = LatePolicy()
-        return cls(Deadlines(moment("deadline"), moment("late_deadline")), policy,
-                   saved.get("base_url", ""))
+    def remembered(cls, store: Store, base_url: str | None = None) -> "Course":
+        """The course as its records say now: its dates and late policy (which the page
+        changes while it serves), and the base URL kept (or ``base_url``)."""
+        dates = course_dates.read(store)
+        return cls(dates.deadlines, dates.policy,
+                   store.get_setting("base_url") or "" if base_url is None else base_url)
 
 
 def grade_choice(store: Store) -> str:
-    """The course's choice for the LMS's grade: ``latest`` (the default) or ``best``."""
-    choice = store.get_setting(CHOICE_SETTING) or "latest"
-    return choice if choice in CHOICES else "latest"
+    """The course's choice for the LMS's grade: ``latest`` (the default) or ``best`` (the
+    one choice of the course: its gradebook and students' pages follow it too)."""
+    return course_dates.read(store).choice
 
 
 @dataclass(frozen=True)

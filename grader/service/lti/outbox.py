@@ -87,10 +87,13 @@ def _same(payload: dict[str, Any], stored: str) -> bool:
 
 
 def _course(store: Store) -> ags.Course:
+    """The course's dates and policy as its records say now (the page changes them while it
+    serves), with the serving sender's base URL when one serves it."""
     with _serving_lock:
         sender = _serving.get(str(store.path))
-    return sender.course if sender is not None and sender.course is not None else \
-        ags.Course.remembered(store)
+    base_url = sender.course.base_url if sender is not None and sender.course is not None \
+        else None
+    return ags.Course.remembered(store, base_url)
 
 
 def grade_changed(store: Store, student: str, course: ags.Course | None = None) -> int:

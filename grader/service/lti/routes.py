@@ -28,7 +28,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, sessions
+from grader.service import auth, course_dates, sessions
 from grader.service.lti import (addresses, ags, binding, embedding, nrps, outbox, platforms,
                                 registration, staff)
 from grader.service.lti.errors import (CookiesBlocked, LaunchRefused, LtiError,
@@ -384,10 +384,11 @@ async def instructor_action(request: Request) -> Response:
         if choice not in ("latest", "best"):
             problem = "choose latest or best"
         else:
-            await run_in_threadpool(store.set_setting, ags.CHOICE_SETTING, choice)
-            count = await run_in_threadpool(outbox.grades_changed, store)
-            outcomes = [f"the LMS gets each student's {choice} submission; {count} grades "
-                        "changed and will be sent"]
+            # The course's one choice (Course dates): logged, and the LMS's grades follow.
+            await run_in_threadpool(course_dates.change, store, {course_dates.CHOICE: choice},
+                                    who=INSTRUCTOR)
+            outcomes = [f"each student's {choice} submission counts (the LMS's grade, the "
+                        "gradebook, their page); the grades that changed will be sent"]
     elif action == "deployment":
         problem = await run_in_threadpool(_add_deployment, store, form)
         outcomes = [] if problem else ["deployment added"]

@@ -1,0 +1,181 @@
+"""The course's dates and grading policy: its deadline, late deadline, late policy and which
+hand-in counts ("latest" or "best"), kept as course settings that the running server reads
+on every request (never frozen at its start), each change a row of the course's change log.
+
+The command line sets them before a server starts (``serve --deadline ...``, recorded as
+"command line"); while it serves, the instructor's "Course dates" page and ``PUT /api/course``
+change them. Every grade that depends on them follows at once: the pages and exports compute
+it from them as they are read, and the LMS's grades are queued again (``lti.grades_changed``).
+
+    dates = read(store)                       # CourseDates(deadlines, policy, choice)
+    wanted = parse_fields({"late_penalty": "10%/day", "choice": "best"}, zone)
+    change(store, wanted, who="instructor")   # ["late_penalty", "choice"]: what changed
+    history(store)                            # every change of them, oldest first
+
+``choice`` was the LTI page's ``lti_grade_choice`` before it was the course's: a course that
+set it there reads it as its choice until the choice is next changed, which moves it here.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import tzinfo
+from typing import Any
+
+from grader.service import record_queries
+from grader.service.classbook import CHOICES
+from grader.service.deadline_csv import DeadlineError, time_field
+from grader.service.intake import Deadlines
+from grader.service.records import Change, LatePolicy, PolicyError
+from grader.service.storage import Store
+from grader.service.times import format_time, parse_time
+
+DEADLINE, LATE_DEADLINE, LATE_PENALTY, CHOICE = ("deadline", "late_deadline", "late_penalty",
+                                                 "choice")
+FIELDS = (DEADLINE, LATE_DEADLINE, LATE_PENALTY, CHOICE)
+OLD_CHOICE = "lti_grade_choice"      # where the LTI page kept the choice before
+DEFAULT_CHOICE = "latest"
+KIND = "setting"                     # their rows' kind in the change log (as serve's options)
+
+
+class DatesError(ValueError):
+    """Course dates that cannot be kept as given; the message says what to write."""
+
+
+@dataclass(frozen=True)
+class CourseDates:
+    """What the course's grades are computed under now.
+
+    >>> CourseDates().choice, CourseDates().policy.text
+    ('latest', 'none')
+    """
+
+    deadlines: Deadlines = field(default_factory=Deadlines)
+    policy: LatePolicy = field(default_factory=LatePolicy)
+    choice: str = DEFAULT_CHOICE
+
+    def json(self) -> dict[str, Any]:
+        """As ``GET /api/course`` answers them (times in UTC, ISO 8601)."""
+        deadline, late = self.deadlines.deadline, self.deadlines.late_deadline
+        return {DEADLINE: format_time(deadline) if deadline else None,
+                LATE_DEADLINE: format_time(late) if late else None,
+                LATE_PENALTY: self.policy.text, "late_penalty_described": self.policy.describe(),
+                CHOICE: self.choice}
+
+
+def from_settings(saved: dict[str, str]) -> CourseDates:
+    """The dates in the course's settings (as ``store.settings()`` gives them). A value that
+    cannot be read (written by hand into the database) counts as none rather than stopping
+    every page."""
+
+    def moment(key: str) -> Any:
+        try:
+            return parse_time(saved[key]) if saved.get(key) else None
+        except ValueError:
+            return None
+
+    try:
+        policy = LatePolicy.parse(saved.get(LATE_PENALTY))
+    except PolicyError:
+        policy = LatePolicy()
+    choice = saved.get(CHOICE) or saved.get(OLD_CHOICE) or DEFAULT_CHOICE
+    return CourseDates(Deadlines(moment(DEADLINE), moment(LATE_DEADLINE)), policy,
+                       choice if choice in CHOICES else DEFAULT_CHOICE)
+
+
+def read(store: Store) -> CourseDates:
+    """The course's dates and policy now (one small query: read on every request)."""
+    return from_settings(store.settings())
+
+
+def _stored(dates: CourseDates) -> dict[str, str | None]:
+    """The dates as the settings keep them (None: no such setting)."""
+    deadline, late = dates.deadlines.deadline, dates.deadlines.late_deadline
+    return {DEADLINE: format_time(deadline) if deadline else None,
+            LATE_DEADLINE: format_time(late) if late else None,
+            LATE_PENALTY: dates.policy.text, CHOICE: dates.choice}
+
+
+def parse_fields(given: dict[str, Any], zone: tzinfo) -> dict[str, str | None]:
+    """The changes asked for by a form or a JSON body, as the settings keep them: a time in
+    ISO 8601 (no zone: ``zone``, the course's), "" or None for none; a late policy as
+    ``--late-penalty`` takes it; a choice "latest" or "best". Only the fields given; a field
+    that is not one of them is refused (a typo must not pass for a change).
+
+    >>> from datetime import timezone
+    >>> parse_fields({"deadline": "2026-12-08T23:59", "choice": "best"}, timezone.utc)
+    {'deadline': '2026-12-08T23:59:00.000000Z', 'choice': 'best'}
+    """
+    unknown = sorted(str(key) for key in given if key not in FIELDS)
+    if unknown:
+        raise DatesError(f"unknown field {unknown[0][:40]!r}: the course's dates are "
+                         + ", ".join(FIELDS))
+    wanted: dict[str, str | None] = {}
+    for key in (DEADLINE, LATE_DEADLINE):
+        if key in given:
+            try:
+                wanted[key] = time_field(given[key], key.replace("_", " "), zone)
+            except DeadlineError as problem:
+                raise DatesError(str(problem)) from None
+    if LATE_PENALTY in given:
+        value = given[LATE_PENALTY]
+        if value is not None and not isinstance(value, str):
+            raise DatesError(f"late_penalty: {value!r} is not a policy: write none, or "
+                             "such as 10%/day,max=50%")
+        try:
+            wanted[LATE_PENALTY] = LatePolicy.parse(value).text
+        except PolicyError as problem:
+            raise DatesError(str(problem)) from None
+    if CHOICE in given:
+        value = given[CHOICE]
+        if value not in CHOICES:
+            raise DatesError(f"choice: {str(value)[:20]!r} is not latest or best: which of a "
+                             "student's graded hand-ins counts")
+        wanted[CHOICE] = value
+    return wanted
+
+
+def change(store: Store, wanted: dict[str, str | None], *, who: str) -> list[str]:
+    """Set the course's dates in ``wanted`` (as :func:`parse_fields` gives them), in one
+    transaction with a change-log row for each that changed; then the LMS's grades follow.
+    The fields that changed. DatesError (nothing changed) when the late deadline would come
+    before the deadline."""
+    with store.database.transaction() as db:
+        saved = {row["key"]: row["value"] for row in db.execute("SELECT * FROM settings")}
+        before = _stored(from_settings(saved))
+        after = {**before, **{key: wanted[key] for key in FIELDS if key in wanted}}
+        if after[LATE_DEADLINE] is not None and after[DEADLINE] is not None \
+                and parse_time(after[LATE_DEADLINE]) < parse_time(after[DEADLINE]):
+            raise DatesError("the late deadline is before the deadline: give a late deadline "
+                             "after the deadline, or none")
+        changed = [key for key in FIELDS if after[key] != before[key]]
+        for key in changed:
+            if after[key] is None:
+                db.execute("DELETE FROM settings WHERE key = ?", (key,))
+            else:
+                db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                           "SET value = excluded.value", (key, after[key]))
+            record_queries.log_in(db, who, KIND, key,
+                                  None if before[key] is None else {key: before[key]},
+                                  None if after[key] is None else {key: after[key]})
+        if CHOICE in changed:        # one setting from now on: the old one would shadow none
+            db.execute("DELETE FROM settings WHERE key = ?", (OLD_CHOICE,))
+    if changed:
+        from grader.service import lti        # the LMS's grades follow (lti imports us)
+        lti.grades_changed(store)
+    return changed
+
+
+def history(store: Store) -> list[Change]:
+    """Every change of the course's dates and policy, oldest first."""
+    return [one for one in record_queries.changes(store, KIND) if one.subject in FIELDS]
+
+
+def change_json(change_row: Change) -> dict[str, Any]:
+    """A change as the API answers it (before and after: the value, or None)."""
+    def value(text: str | None) -> Any:
+        return None if text is None else json.loads(text).get(change_row.subject)
+
+    return {"at": change_row.at, "who": change_row.who, "field": change_row.subject,
+            "before": value(change_row.before), "after": value(change_row.after)}
