@@ -108,9 +108,9 @@ def test_an_extension_a_penalty_and_an_adjustment_survive_sigkill(serve, tmp_pat
     import io
     text = teacher.get("/api/gradebook.csv").content.decode("utf-8-sig")
     book = {row["student_id"]: row for row in csv.DictReader(io.StringIO(text))}
-    assert (book["s1"]["late"], book["s1"]["adjustment"], book["s1"]["score"]) == \
+    assert (book["s1"]["late"], book["s1"]["adjustment"], book["s1"]["final_score"]) == \
         ("", "-3", "97")
     assert book["s1"]["own_deadline"] != "" and book["s1"]["adjustment_note"] == "late README"
-    assert (book["s2"]["late"], book["s2"]["penalty"], book["s2"]["score"]) == \
+    assert (book["s2"]["late"], book["s2"]["penalty"], book["s2"]["final_score"]) == \
         ("late", "-20", "80")                         # 30 hours late: two days' 10%
     assert [row[0] for row in _rows(again)] == sorted(numbers.values())   # none lost or added
