@@ -92,8 +92,17 @@ async def course_form(request: Request) -> Response:
     """The page's form: every field of it is set (only those that changed are logged)."""
     form = await instructor_form(request)
     fields = {key: form.get(key) for key in course_dates.FIELDS if key in form}
+    # A time the inputs show as it was shown is left as it is: they show it to the minute,
+    # in the course's zone, so read back it would lose its seconds (23:59:59 -> 23:59) or,
+    # in the hour that a zone lives twice, become the other 02:30.
+    zone = request.app.state.settings.zone
+    now = course_dates.read(request.app.state.store).deadlines
+    unchanged = {key for key, moment in ((course_dates.DEADLINE, now.deadline),
+                                         (course_dates.LATE_DEADLINE, now.late_deadline))
+                 if moment is not None and fields.get(key) == _local_input(moment, zone)}
     try:
-        wanted = course_dates.parse_fields(fields, request.app.state.settings.zone)
+        wanted = course_dates.parse_fields({key: value for key, value in fields.items()
+                                            if key not in unchanged}, zone)
         changed = await run_in_threadpool(course_dates.change, request.app.state.store,
                                           wanted, who=INSTRUCTOR)
     except course_dates.DatesError as problem:

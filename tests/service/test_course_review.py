@@ -1,0 +1,56 @@
+"""A review of the course's dates, its rosters and its LMS gradebooks as an instructor walks
+them (issue 35): each test here failed on the code it was written against.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from test_course_records import NOW, Course, _csrf  # noqa: E402
+
+from grader.service import course_dates  # noqa: E402
+from grader.service.intake import Deadlines  # noqa: E402
+from grader.service.records import LatePolicy  # noqa: E402
+
+FIELD = re.compile(r'name="(deadline|late_deadline|late_penalty)" value="([^"]*)"')
+
+# A deadline whose seconds the form's inputs do not show (set by the command line or the
+# API: "the end of the day"), and one in the hour that Paris lives twice (the clocks go back
+# at 03:00 CEST on 2026-10-25: 02:30 is first +02:00, then +01:00; this is the second).
+ONE_SECOND_TO_MIDNIGHT = (NOW - timedelta(days=1)).replace(hour=21, minute=59, second=59,
+                                                            microsecond=0)
+SECOND_0230_IN_PARIS = datetime(2026, 10, 25, 1, 30, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("deadline", [ONE_SECOND_TO_MIDNIGHT, SECOND_0230_IN_PARIS],
+                         ids=["seconds", "the-hour-lived-twice"])
+def test_saving_the_course_dates_form_unchanged_keeps_the_deadline(tmp_path: Path,
+                                                                   deadline: datetime):
+    """The form sends every field; a deadline it shows but cannot write as it is (its
+    seconds, or which of the two 02:30s) must stay as it is when only the choice changes,
+    else a hand-in made in the last minute turns late with nobody having moved the date."""
+    course = Course(tmp_path / "course", deadlines=Deadlines(deadline, NOW + timedelta(days=30)),
+                    late_policy=LatePolicy.parse("10%/day"), timezone="Europe/Paris")
+    try:
+        course.graded("bob", 90.0, deadline - timedelta(seconds=1))
+        instructor = course.browser("instructor")
+        page = instructor.get("/instructor/course").text
+        form = dict(FIELD.findall(page))
+        assert set(form) == {"deadline", "late_deadline", "late_penalty"}
+        done = instructor.post("/instructor/course", data={
+            **form, "csrf": _csrf(instructor, "/instructor/course"), "choice": "best"})
+        assert done.status_code == 303, done.text
+        dates = course_dates.read(course.store)
+        assert dates.choice == "best"
+        assert dates.deadlines.deadline == deadline
+        assert [one.subject for one in course_dates.history(course.store)
+                if one.who == "instructor"] == ["choice"]
+        [bob] = [one for one in course.api().get("/api/class").json()["students"]
+                 if one["student_id"] == "bob"]
+        assert bob["latest"]["late"] is False and bob["latest"]["final_score"] == 90.0
+    finally:
+        course.store.close()
