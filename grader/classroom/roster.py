@@ -31,7 +31,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping
+from typing import Collection, Mapping
 
 # The id the instructor's own sign-in link has in the links CSV.
 INSTRUCTOR_ID = "instructor"
@@ -156,9 +156,11 @@ def read_roster(path: Path) -> list[RosterEntry]:
     return list(load_roster(path).entries)
 
 
-def load_roster(path: Path, known: Mapping[str, str] | None = None) -> Roster:
+def load_roster(path: Path, known: Mapping[str, str] | None = None,
+                course_ids: Collection[str] = ()) -> Roster:
     """:func:`read_roster` with the notes (see :class:`Roster`); ``known``: the ids the
-    course gave before, by email in lower case (a line without an id keeps its student's)."""
+    course gave before, by email in lower case (a line without an id keeps its student's);
+    ``course_ids``: every id the course has (an id made from an email is none of them)."""
     path = Path(path)
     try:
         data = path.read_bytes()
@@ -169,13 +171,14 @@ def load_roster(path: Path, known: Mapping[str, str] | None = None) -> Roster:
     except OSError as problem:
         raise RosterError(f"cannot read the roster {path}: {problem.strerror or problem}") \
             from None
-    return parse_roster(data, str(path), known)
+    return parse_roster(data, str(path), known, course_ids)
 
 
 def parse_roster(data: bytes, source: str = "the roster",
-                 known: Mapping[str, str] | None = None) -> Roster:
+                 known: Mapping[str, str] | None = None,
+                 course_ids: Collection[str] = ()) -> Roster:
     """The roster in ``data`` (a CSV file's bytes); ``source`` names it in messages;
-    ``known`` as :func:`load_roster` takes it.
+    ``known`` and ``course_ids`` as :func:`load_roster` takes them.
 
     >>> roster = parse_roster(b"id,name,email\\n,Ada,ada@x.org\\n,Nobody,\\nbo,Bo,\\n")
     >>> [entry.student_id for entry in roster.entries]
@@ -213,7 +216,7 @@ remove or correct the extra lines): 'a' on lines 2 and 4
         notes.append(f"{source} has no email column (the students' emails will be empty); "
                      "the columns found: " + _listed(header))
     entries, problems = _entries(numbered[1:], columns)
-    made, unmade = _ids_from_emails(entries, known or {})
+    made, unmade = _ids_from_emails(entries, known or {}, course_ids)
     entries = [entry for entry in entries if entry[1].student_id]
     problems = sorted(problems + unmade, key=lambda problem: problem[0])
     duplicates = _duplicates(entries)
@@ -358,12 +361,14 @@ def _entries(rows: list[tuple[int, list[str]]], columns: _Columns
     return entries, problems
 
 
-def _ids_from_emails(entries: list[tuple[int, RosterEntry]], known: Mapping[str, str]
+def _ids_from_emails(entries: list[tuple[int, RosterEntry]], known: Mapping[str, str],
+                     course_ids: Collection[str] = ()
                      ) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
     """Give each entry without an id (in place) the id the course ``known`` for its email,
     else its email's local part, or the whole email where the local part is another
-    line's or the course's (so the ids made do not depend on the lines' order). The ids
-    made and the lines that could not get one, by line number."""
+    line's or the course's (``course_ids``: a student without an email too; so the ids
+    made do not depend on the lines' order). The ids made and the lines that could not get
+    one, by line number."""
     given = {entry.student_id.casefold() for _, entry in entries if entry.student_id}
     given.add(INSTRUCTOR_ID)
     pending = [index for index, (_, entry) in enumerate(entries) if not entry.student_id]
@@ -375,7 +380,8 @@ def _ids_from_emails(entries: list[tuple[int, RosterEntry]], known: Mapping[str,
     locals_ = [id_from_email(entries[index][1].email) for index in pending
                if index not in chosen]
     taken = given | {student_id.casefold() for student_id in chosen.values()} \
-        | {student_id.casefold() for student_id in known.values()}
+        | {student_id.casefold() for student_id in known.values()} \
+        | {student_id.casefold() for student_id in course_ids}
     made, unmade = [], []
     for index in pending:
         number, entry = entries[index]

@@ -224,7 +224,8 @@ def import_roster(store: Store, path: Path) -> tuple[int, int]:
     """Read ``path`` with the instructor side's roster reader and update the students (a
     line without an id keeps the id the course gave its email); its notes are said."""
     from grader.classroom.roster import load_roster
-    roster = load_roster(path, known_emails(store))
+    roster = load_roster(path, known_emails(store),
+                         [student.id for student in store.students()])
     for note in roster.notes:
         _say(f"python -m grader serve: note: {note}")
     return store.upsert_students([_entry(entry) for entry in roster.entries],

@@ -365,7 +365,8 @@ async def roster_import(request: Request) -> Response:
     try:
         known = {student.email.casefold(): student.id for student in store.students()
                  if student.email}        # a line without an id keeps its student's
-        roster = parse_roster(await upload.read(), name, known)
+        roster = parse_roster(await upload.read(), name, known,
+                              [student.id for student in store.students()])
         outcome = await run_in_threadpool(_import, store, roster)
     except RosterError as problem:
         context["problem"] = str(problem)

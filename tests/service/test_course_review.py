@@ -54,3 +54,32 @@ def test_saving_the_course_dates_form_unchanged_keeps_the_deadline(tmp_path: Pat
         assert bob["latest"]["late"] is False and bob["latest"]["final_score"] == 90.0
     finally:
         course.store.close()
+
+
+def test_a_roster_line_without_an_id_never_takes_the_id_of_a_student_without_an_email(
+        tmp_path: Path):
+    """A line with an email and no id gets an id made from the email, "or the whole email
+    where the local part is ... the course's": a student the course has without an email (a
+    Canvas export has no email column) counts as well; taking their id would rename them and
+    send their sign-in link, with their hand-ins, to the new line's email."""
+    from grader.service.command import import_roster
+    course = Course(tmp_path / "course")
+    try:
+        course.store.upsert_students([("kim", "Kim Ng", "")])
+        roster = tmp_path / "roster.csv"
+        roster.write_text("id,name,email\n,Kim Other,kim@uni.example\n", encoding="utf-8")
+        import_roster(course.store, roster)
+        assert course.store.student("kim").name == "Kim Ng"
+        assert course.store.student("kim").email == ""
+        assert course.store.student("kim@uni.example").name == "Kim Other"
+        # The same on the page's roster upload.
+        roster.write_text("id,name,email\n,Kim Third,KIM@other.example\n", encoding="utf-8")
+        instructor = course.browser("instructor")
+        sent = instructor.post("/instructor/roster", data={
+            "csrf": _csrf(instructor, "/instructor/roster")},
+            files={"roster": ("roster.csv", roster.read_bytes(), "text/csv")})
+        assert sent.status_code in (200, 303), sent.text
+        assert course.store.student("kim").name == "Kim Ng"
+        assert course.store.student("kim@other.example").name == "Kim Third"
+    finally:
+        course.store.close()
