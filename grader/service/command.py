@@ -46,6 +46,10 @@ SETTING_OPTIONS = (("timezone", "--timezone"), ("per_hour", "--per-hour"),
                    ("max_size", "--max-size"), ("base_url", "--base-url"),
                    ("adopt_config", "--adopt-config"))
 RECORD_OPTIONS = (("deadlines", "--deadlines"), ("roster", "--roster"), ("demo", "--demo"))
+# What the refusal names as read when a server starts: the settings, and the configuration
+# (which --adopt-config adopts: the command it gives must carry it). --config is not among
+# the options that change the course: with --links it changes nothing.
+STARTING_OPTIONS = (("config", "--config"),) + SETTING_OPTIONS
 COURSE_API = "/api/course"
 COMMAND_LINE = "command line"      # who made a change given on the command line
 
@@ -445,7 +449,7 @@ def serving_refusal(args: argparse.Namespace, serving: serving_lock.Serving) -> 
     a server is serving course/ (process 42): nothing was changed (--late-deadline given). The course's dates change while it serves: on the page (Course dates, /instructor/course), or PUT /api/course with the instructor's token and a JSON body such as {"late_deadline": "2026-12-05T23:59"} (no zone: the course's time zone).
     """
     dates = _given(args, DATE_OPTIONS)
-    settings, records = _given(args, SETTING_OPTIONS), _given(args, RECORD_OPTIONS)
+    settings, records = _given(args, STARTING_OPTIONS), _given(args, RECORD_OPTIONS)
     if not dates and not settings and not records:
         return (f"{serving}: one server serves a course folder. `python -m grader serve "
                 f"--data {args.data} --links` prints its links (it exits at once)")
@@ -463,7 +467,7 @@ def serving_refusal(args: argparse.Namespace, serving: serving_lock.Serving) -> 
         stop = f"kill {serving.pid}" if serving.pid else "stop its process"
         options = " ".join(flag if getattr(args, name) is True
                            else f"{flag} {getattr(args, name)}"
-                           for name, flag in SETTING_OPTIONS if name in vars(args)
+                           for name, flag in STARTING_OPTIONS if name in vars(args)
                            and getattr(args, name) not in (None, False))
         parts.append("The course's settings are read when the server starts: stop "
                      f"it (Ctrl-C where it runs, or {stop}), then start it with them: "

@@ -83,3 +83,23 @@ def test_a_roster_line_without_an_id_never_takes_the_id_of_a_student_without_an_
         assert course.store.student("kim@other.example").name == "Kim Third"
     finally:
         course.store.close()
+
+
+def test_the_refusal_while_a_server_serves_gives_a_restart_command_that_runs(tmp_path: Path):
+    """``serve --config FILE --adopt-config`` while a server serves the folder: the command it
+    says to run once the server is stopped must carry the --config that --adopt-config
+    adopts (without it, serve refuses: "--adopt-config adopts the --config given with
+    it"), and ``--config`` alone is named as not taken."""
+    import argparse
+
+    from grader.service import serving_lock
+    from grader.service.command import serving_refusal
+    serving = serving_lock.Serving(tmp_path, "42")
+    adopt = argparse.Namespace(data=tmp_path, config=Path("light.cfg"), adopt_config=True)
+    said = serving_refusal(adopt, serving)
+    assert f"python -m grader serve --data {tmp_path} --config light.cfg --adopt-config" \
+        in said, said
+    alone = serving_refusal(argparse.Namespace(data=tmp_path, config=Path("light.cfg"),
+                                               adopt_config=False), serving)
+    assert "nothing was changed (--config given)" in alone, alone
+    assert f"--data {tmp_path} --config light.cfg" in alone, alone
