@@ -29,8 +29,6 @@ from __future__ import annotations
 import os
 import re
 import sqlite3
-import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,8 +42,8 @@ pytest.importorskip("lti1p3platform")
 from browser_helpers import (chromium_blocking_cookies, hand_in_and_wait, new_page,  # noqa: E402
                              recorded)
 from lti_platform import CANVAS_SUBMISSION, LtiPlatform  # noqa: E402
-from service_helpers import (ROOT, STARTUP_SECONDS, Server, free_port,  # noqa: E402
-                             make_certificate)
+from service_helpers import (Server, free_port, make_certificate,  # noqa: E402
+                             start_https)
 
 # Canvas names its storage frame in the login request (lti_storage_target); Moodle does not.
 STORAGE = {"canvas": True, "moodle": False}
@@ -60,7 +58,7 @@ class Course:
     profile: str
     data: Path
     url: str
-    command: list[str]
+    tls: tuple[Path, Path]          # the certificate and its key
     platform: LtiPlatform
     server: Server | None = None
     instructor_link: str = ""
@@ -68,26 +66,14 @@ class Course:
     printed: list[str] = field(default_factory=list)
 
     def start(self) -> Server:
-        """Run the command and wait for its "Serving on" line (what it printed is kept)."""
-        log = self.data.parent / f"{self.data.name}-server.log"
-        with open(log, "ab") as errors:
-            process = subprocess.Popen(self.command, cwd=ROOT, stdout=subprocess.PIPE,
-                                       stderr=errors, text=True, stdin=subprocess.DEVNULL,
-                                       env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        lines: list[str] = []
-        deadline = time.monotonic() + STARTUP_SECONDS
-        assert process.stdout is not None
-        while time.monotonic() < deadline:
-            line = process.stdout.readline()
-            if not line:
-                break
-            lines.append(line)
-            if line.startswith("Serving on "):
-                self.printed = lines
-                self.server = Server(self.url, self.data, process, log, lines)
-                return self.server
-        process.kill()
-        raise AssertionError("the server did not start:\n" + "".join(lines) + log.read_text())
+        """Run ``serve`` (the same command every time) and wait for its "Serving on" line
+        (what it printed is kept)."""
+        port = int(self.url.rsplit(":", 1)[1])
+        self.server = start_https(self.data, port, *self.tls, "--base-url", self.url,
+                                  "--lti-allow-private")
+        assert self.server.url.rstrip("/") == self.url, self.server.url
+        self.printed = self.server.stdout
+        return self.server
 
     def database(self) -> sqlite3.Connection:
         database = sqlite3.connect(self.data / "course.sqlite3")
@@ -116,11 +102,7 @@ def course(request: pytest.FixtureRequest, certificate: tuple[Path, Path],
     folder = tmp_path_factory.mktemp(profile)
     platform = LtiPlatform(profile=profile, url_host="localhost").serve_tls(cert, key).start()
     url = f"https://127.0.0.1:{free_port()}"
-    command = [sys.executable, "-m", "grader", "serve", "--data", str(folder / "course"),
-               "--port", url.rsplit(":", 1)[1], "--base-url", url,
-               "--ssl-certfile", str(cert), "--ssl-keyfile", str(key),
-               "--lti-allow-private", "--jobs", "1"]
-    running = Course(profile, folder / "course", url, command, platform)
+    running = Course(profile, folder / "course", url, (cert, key), platform)
     try:
         running.start()
         link = re.search(r"^\s+(https://\S+/s/\S+)$", "".join(running.printed), re.M)
@@ -210,16 +192,24 @@ def test_2_the_instructors_first_launch_in_the_frame_binds_the_course(bound: Cou
     assert "by the first instructor launch" in page
 
 
+def framed_hand_in_page(course: Course, chromium: Any, problems: list[str],
+                        who: str) -> tuple[Any, Any]:
+    """``who``'s launch inside the LMS's course page, cookies allowed: (the page, the tool's
+    frame), once the frame shows the hand-in form."""
+    page = new_page(chromium, problems, ignore_https_errors=True)
+    page.goto(course.platform.framed_launch_url(who, storage=STORAGE[course.profile]))
+    tool = page.frame(name="tool")
+    assert tool is not None
+    tool.wait_for_selector("h1:has-text('Hand in mm_player.py')")
+    return page, tool
+
+
 @pytest.mark.grades(1)
 def test_3_a_student_in_the_frame_hands_in_and_one_score_arrives(bound: Course, chromium: Any,
                                                                   shots: Path) -> None:
     course, platform = bound, bound.platform
     problems: list[str] = []
-    page = new_page(chromium, problems, ignore_https_errors=True)
-    page.goto(platform.framed_launch_url("ada", storage=STORAGE[course.profile]))
-    tool = page.frame(name="tool")
-    assert tool is not None
-    tool.wait_for_selector("h1:has-text('Hand in mm_player.py')")
+    page, tool = framed_hand_in_page(course, chromium, problems, "ada")
     assert tool.url.startswith(course.url) and page.url.startswith(platform.url)  # cross-site
     assert "Ada Lovelace" in tool.inner_text("h1")
     assert "signed in as" in tool.inner_text("header")
@@ -286,11 +276,7 @@ def test_5_a_grade_waiting_for_the_lms_is_sent_once_after_a_sigkill(bound: Cours
                                   sourcedid="S1918")
     platform.scores_down()                                        # the LMS is down
     problems: list[str] = []
-    page = new_page(chromium, problems, ignore_https_errors=True)
-    page.goto(platform.framed_launch_url("katherine", storage=STORAGE[course.profile]))
-    tool = page.frame(name="tool")
-    assert tool is not None
-    tool.wait_for_selector("h1:has-text('Hand in mm_player.py')")
+    page, tool = framed_hand_in_page(course, chromium, problems, "katherine")
     hand_in_and_wait(tool)
     number = int(tool.url.rsplit("/", 1)[1])
     page.context.close()
