@@ -126,3 +126,28 @@ def hand_in_and_wait(frame: Any) -> None:
     frame.locator("button:has-text('Hand in')").click()
     frame.wait_for_url(re.compile(r"/submissions/\d+$"))
     watch_until_graded(frame)
+
+
+
+def framed(page: Any, heading: str, problems: list[str], *extra: Any,
+           name: str = "tool") -> Any:
+    """The frame ``name`` of ``page`` once it shows an h1 with ``heading``. The frame is
+    looked up when it shows it, not before: a frame that goes to another site (the tool's
+    login, the LMS's authorization, the tool's launch) may be replaced by a new one in
+    another process, and a frame object taken earlier then waits forever. When it does not
+    show it in time: fail with what it shows instead, the browser's problems and ``extra``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    try:
+        page.frame_locator(f"iframe[name={name}]").locator(
+            f"h1:has-text('{heading}')").first.wait_for()
+    except PlaywrightTimeout:
+        frame = page.frame(name=name)
+        try:
+            shown = f"{frame.url}\n{frame.inner_text('body', timeout=5000)[:1500]}"
+        except Exception as problem:           # no such frame, or it went away meanwhile
+            shown = f"(cannot be read: {problem})"
+        raise AssertionError(f"no heading {heading!r}; the frame shows {shown}\n"
+                             f"problems: {problems}\n" + "\n".join(map(str, extra))) from None
+    frame = page.frame(name=name)
+    assert frame is not None
+    return frame

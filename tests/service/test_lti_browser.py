@@ -27,7 +27,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("lti1p3platform")
 
 from browser_helpers import (chromium_blocking_cookies, hand_in_and_wait, new_page,  # noqa: E402
-                             recorded)
+                             framed, recorded)
 from lti_platform import LtiPlatform  # noqa: E402
 from service_helpers import (free_port, make_certificate, open_store,  # noqa: E402
                              start_https)
@@ -280,9 +280,7 @@ def test_in_the_lms_frame_with_third_party_cookies_allowed(course: Course, chrom
     problems: list[str] = []
     page = new_page(chromium, problems, ignore_https_errors=True)
     page.goto(course.platform.framed_launch_url("ada"))
-    tool = page.frame(name="tool")
-    assert tool is not None
-    tool.wait_for_selector("h1:has-text('Hand in mm_player.py')")
+    tool = framed(page, "Hand in mm_player.py", problems)
     assert "Ada Lovelace" in tool.inner_text("h1")
     assert "signed in as S1815" in tool.inner_text("header")
     assert tool.url.startswith(course.url)                    # cross-site: 127.0.0.1 in localhost
@@ -302,9 +300,7 @@ def test_in_the_lms_frame_with_its_cookies_blocked_the_platforms_storage_signs_i
                                    platform.url) as context:
         page = recorded(context.new_page(), problems)
         page.goto(platform.framed_launch_url("grace"))
-        tool = page.frame(name="tool")
-        assert tool is not None
-        tool.wait_for_selector("h1:has-text('Open the page in a new tab')")
+        tool = framed(page, "Open the page in a new tab", problems)
         page.screenshot(path=str(shots / "lti-framed-blocked.png"))
         assert [(one["subject"], one["found"]) for one in platform.storage_requests()
                 if one["origin"] == course.url][-2:] == [("lti.put_data", True),
@@ -334,9 +330,7 @@ def test_a_storage_frame_that_listens_late_still_gets_the_launchs_state(
             page = recorded(context.new_page(), problems)
             before = len(platform.storage_requests())
             page.goto(platform.framed_launch_url("grace"))
-            tool = page.frame(name="tool")
-            assert tool is not None
-            tool.wait_for_selector("h1:has-text('Open the page in a new tab')")
+            framed(page, "Open the page in a new tab", problems)
             asked = [(one["subject"], one["found"])
                      for one in platform.storage_requests()[before:]
                      if one["origin"] == course.url]

@@ -40,7 +40,7 @@ httpx = pytest.importorskip("httpx")
 pytest.importorskip("lti1p3platform")
 
 from browser_helpers import (chromium_blocking_cookies, hand_in_and_wait, new_page,  # noqa: E402
-                             recorded)
+                             framed, recorded)
 from lti_platform import CANVAS_SUBMISSION, LtiPlatform  # noqa: E402
 from service_helpers import (Server, free_port, make_certificate,  # noqa: E402
                              start_https)
@@ -141,9 +141,8 @@ def bound(registered: Course, chromium: Any) -> Course:
     problems: list[str] = []
     page = new_page(chromium, problems, ignore_https_errors=True)
     page.goto(course.platform.framed_launch_url("alan", storage=STORAGE[course.profile]))
-    tool = page.frame(name="tool")
-    assert tool is not None
-    tool.wait_for_url(re.compile(re.escape(course.url) + r"/instructor$"))
+    tool = framed(page, "The class", problems)
+    assert re.fullmatch(re.escape(course.url) + r"/instructor", tool.url), tool.url
     course.__dict__["first_launch"] = (tool.inner_text("h1"), problems)
     page.context.close()
     return course
@@ -198,10 +197,7 @@ def framed_hand_in_page(course: Course, chromium: Any, problems: list[str],
     frame), once the frame shows the hand-in form."""
     page = new_page(chromium, problems, ignore_https_errors=True)
     page.goto(course.platform.framed_launch_url(who, storage=STORAGE[course.profile]))
-    tool = page.frame(name="tool")
-    assert tool is not None
-    tool.wait_for_selector("h1:has-text('Hand in mm_player.py')")
-    return page, tool
+    return page, framed(page, "Hand in mm_player.py", problems)
 
 
 @pytest.mark.grades(1)
@@ -233,9 +229,8 @@ def test_4_with_the_frames_cookies_blocked_a_student_still_hands_in(
                                    platform.url) as context:
         page = recorded(context.new_page(), problems)
         page.goto(platform.framed_launch_url("grace", storage=STORAGE[course.profile]))
-        tool = page.frame(name="tool")
-        assert tool is not None
-        tool.wait_for_selector("h1:has-text('Open the page in a new tab')")
+        tool = framed(page, "Open the page in a new tab", problems,
+                      platform.storage_requests())
         page.screenshot(path=str(shots / f"lti-e2e-{course.profile}-framed-blocked.png"))
         assert context.cookies(course.url) == []               # the frame kept no cookie
         if course.profile == "canvas":
