@@ -1,0 +1,127 @@
+"""The Monte Carlo player's rules, as pure functions: what each of its four functions must do.
+
+The course's Monte Carlo assignment (``student/mc_player.py``) asks for ``mc_trial``,
+``mc_update_scores``, ``get_best_move`` and ``mc_move``. These functions say what a correct
+one does with a given board, so that the grader's hidden checks and ``python -m student
+check`` judge by the same rule. They never run student code; boards are grids (lists of
+rows of cell values), so a check can hold the board as it was before and after a call.
+
+>>> board = [[PLAYERX, PLAYERX, PLAYERX], [PLAYERO, PLAYERO, EMPTY], [EMPTY, EMPTY, EMPTY]]
+>>> expected_scores([[0.0] * 3 for _ in range(3)], board, PLAYERX, 1.0, 1.0)
+[[1.0, 1.0, 1.0], [-1.0, -1.0, 0.0], [0.0, 0.0, 0.0]]
+>>> best_moves([[EMPTY, PLAYERX], [EMPTY, EMPTY]], [[5, 9], [-1, 5]])
+[(0, 0), (1, 1)]
+"""
+
+from __future__ import annotations
+
+from provided.board import DRAW, EMPTY, NAMES, PLAYERO, PLAYERX, TTTBoard, switch_player
+
+Grid = list  # a list of rows, each a list of cell values (or of scores)
+Move = tuple  # (row, col)
+
+
+def winner_of(grid: Grid, reverse: bool = False) -> int | None:
+    """``check_win`` of the board ``grid`` (PLAYERX, PLAYERO, DRAW, or None: not over).
+
+    >>> winner_of([[PLAYERX, PLAYERO], [PLAYERX, EMPTY]]) == PLAYERX
+    True
+    """
+    return TTTBoard(len(grid), reverse, grid).check_win()
+
+
+def expected_scores(scores: Grid, grid: Grid, player: int, score_current: float,
+                    score_other: float, reverse: bool = False) -> Grid:
+    """The grid ``mc_update_scores(scores, board, player)`` leaves on the finished board
+    ``grid``: a draw changes nothing; when ``player`` won, its squares gain
+    ``score_current`` and the other's lose ``score_other``; when it lost, its squares lose
+    ``score_current`` and the other's gain ``score_other``. Empty squares never change.
+
+    >>> expected_scores([[0, 0], [0, 0]], [[PLAYERO, PLAYERX], [PLAYERO, EMPTY]], PLAYERX,
+    ...                 1.0, 2.0)
+    [[2.0, -1.0], [2.0, 0]]
+    """
+    winner = winner_of(grid, reverse)
+    result = [list(row) for row in scores]
+    if winner in (None, DRAW):
+        return result
+    sign = 1 if winner == player else -1
+    for row, cells in enumerate(grid):
+        for col, cell in enumerate(cells):
+            if cell == player:
+                result[row][col] += sign * score_current
+            elif cell == switch_player(player):
+                result[row][col] -= sign * score_other
+    return result
+
+
+def best_moves(grid: Grid, scores: Grid) -> list[Move]:
+    """The empty squares of ``grid`` with the highest score: ``get_best_move`` may return
+    any of them.
+
+    >>> best_moves([[PLAYERX, EMPTY], [EMPTY, EMPTY]], [[9, -3], [-2, -2]])
+    [(1, 0), (1, 1)]
+    """
+    empty = [(row, col) for row, cells in enumerate(grid)
+             for col, cell in enumerate(cells) if cell == EMPTY]
+    if not empty:
+        return []
+    top = max(scores[row][col] for row, col in empty)
+    return [(row, col) for row, col in empty if scores[row][col] == top]
+
+
+def trial_problem(before: Grid, after: Grid, player: int, reverse: bool = False) -> str | None:
+    """Why the board ``after`` cannot be what ``mc_trial(board, player)`` leaves on the
+    board ``before`` (a game played on, ``player`` first, players alternating, each move an
+    empty square, until the game is over), or None when it can be.
+
+    >>> print(trial_problem([[EMPTY, EMPTY], [EMPTY, EMPTY]],
+    ...                     [[PLAYERX, PLAYERX], [EMPTY, EMPTY]], PLAYERX))
+    the trial's moves do not alternate: PLAYERX played 2 moves and PLAYERO 0; moving first, PLAYERX plays as many moves as PLAYERO, or one more
+    """
+    dim = len(before)
+    other = switch_player(player)
+    if after == before:
+        return ("the board was not changed: mc_trial must play the game on the board it is "
+                "given (in place), not on a copy")
+    mine = theirs = 0
+    for row in range(dim):
+        for col in range(dim):
+            was, now = before[row][col], after[row][col]
+            if was != EMPTY and now != was:
+                return (f"the square ({row}, {col}) held {NAMES[was]} and the trial changed "
+                        f"it to {NAMES.get(now, now)}: a move may only go on an empty square")
+            if was == EMPTY and now == player:
+                mine += 1
+            elif was == EMPTY and now == other:
+                theirs += 1
+            elif was == EMPTY and now != EMPTY:
+                return f"the square ({row}, {col}) holds {now!r}, which is not a player"
+    if mine - theirs not in (0, 1):
+        return (f"the trial's moves do not alternate: {NAMES[player]} played {mine} moves "
+                f"and {NAMES[other]} {theirs}; moving first, {NAMES[player]} plays as many "
+                f"moves as {NAMES[other]}, or one more")
+    if winner_of(after, reverse) is None:
+        return "the game is not over: mc_trial must play until board.check_win() is not None"
+    if not _could_end_last(after, before, player if mine > theirs else other, reverse):
+        return ("the game went on after it was over: mc_trial must stop as soon as "
+                "board.check_win() is not None")
+    return None
+
+
+def _could_end_last(after: Grid, before: Grid, last: int, reverse: bool) -> bool:
+    """Whether some square that ``last`` played in the trial, taken back, leaves a game
+    still going: the move that ended the game was one of them."""
+    dim = len(after)
+    for row in range(dim):
+        for col in range(dim):
+            if before[row][col] == EMPTY and after[row][col] == last:
+                taken_back = [list(cells) for cells in after]
+                taken_back[row][col] = EMPTY
+                if winner_of(taken_back, reverse) is None:
+                    return True
+    return False
+
+
+__all__ = ["expected_scores", "best_moves", "trial_problem", "winner_of",
+           "PLAYERX", "PLAYERO", "EMPTY", "DRAW"]
