@@ -212,7 +212,8 @@ def batch_command(args: argparse.Namespace) -> int:
                            similarity=compared, **records)
     from grader.suite.config import Config, ConfigError
     try:       # a bad configuration would fail every grading run: say so once, now
-        config = Config.load(options.grading.config, options.grading.checks)
+        config = Config.load(options.grading.config, options.grading.checks,
+                             options.grading.assignment_name)
         for warning in config.warnings:
             print(f"python -m grader batch: warning: {warning}", file=sys.stderr)
     except ConfigError as problem:

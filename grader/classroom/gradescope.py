@@ -185,7 +185,8 @@ def rubric_total(options: GradingOptions) -> float:
     100.0
     """
     from grader.suite.config import Config
-    return round(sum(Config.load(options.config, options.checks).weights.values()), 2)
+    return round(sum(Config.load(options.config, options.checks,
+                                 options.assignment_name).weights.values()), 2)
 
 
 def points_lines(total: float) -> list[str]:

@@ -51,6 +51,7 @@ class GradingOptions:
     config: Path | None = None
     checks: tuple[Path, ...] = ()
     leaderboard: bool = False
+    assignment: str | None = None     # None: each file's own (recognised by its functions)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "GradingOptions":
@@ -60,7 +61,8 @@ class GradingOptions:
                    visibility=getattr(args, "visibility", "full") or "full",
                    leaderboard=bool(getattr(args, "leaderboard", False)),
                    config=Path(config).resolve() if config else None,
-                   checks=tuple(Path(check).resolve() for check in getattr(args, "checks", ())))
+                   checks=tuple(Path(check).resolve() for check in getattr(args, "checks", ())),
+                   assignment=getattr(args, "assignment", None) or None)
 
     def argv(self) -> list[str]:
         """These options as arguments of ``python -m grader grade``."""
@@ -75,7 +77,14 @@ class GradingOptions:
             argv.append("--leaderboard")
         if self.checks:
             argv += ["--checks", *map(str, self.checks)]
+        if self.assignment:
+            argv += ["--assignment", self.assignment]
         return argv
+
+    @property
+    def assignment_name(self) -> str:
+        """The assignment whose configuration these options load."""
+        return self.assignment or "minimax"
 
 
 def grade_argv(submission: Path, json_path: Path, student_id: str,

@@ -121,7 +121,7 @@ def graded_under(options: GradingOptions) -> GradedUnder:
     >>> graded_under(GradingOptions()).name
     'default'
     """
-    config = Config.load(options.config, options.checks)
+    config = Config.load(options.config, options.checks, options.assignment_name)
     return GradedUnder.of(config, options.config.name if options.config else "default",
                           exhaustive=options.exhaustive, visibility=options.visibility,
                           leaderboard=options.leaderboard, checks=options.checks)

@@ -98,6 +98,8 @@ class GradeResult:
     grader_error: str | None = None     # set when the grader itself failed
     import_calls: tuple[str, ...] = ()  # games the file starts when imported (skipped)
     course_imports: tuple[str, ...] = ()   # the course's modules it imports (poc_ttt_provided)
+    assignment: str = "minimax"         # which assignment it was graded as (grader.assignments)
+    assignment_note: str = ""           # the report's "Assignment:" line (how it was chosen)
 
     @property
     def score(self) -> float:

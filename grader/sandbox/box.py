@@ -76,7 +76,8 @@ from grader.sandbox.layers import describe_layers, others_can_read, want_bwrap
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import Worker, tail
 from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, batch_request, call_request,
-                                     reference_request, replies_from_batch, reply_from)
+                                     decode, invoke_request, reference_request,
+                                     replies_from_batch, reply_from, reply_from_invoke)
 from grader.sandbox.submission import LoadError, course_imports, load_error, read_submission
 from grader.sandbox.uids import pick_uid
 from grader.timing.policy import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_4X4_RUNS,
@@ -94,10 +95,14 @@ class Sandbox:
     """
 
     def __init__(self, submission: Path, limits: Limits = Limits(), *,
-                 use_bwrap: bool | None = None) -> None:
+                 use_bwrap: bool | None = None, require: tuple[str, ...] = ("mm_move",),
+                 constants: tuple[str, ...] = ()) -> None:
         self.submission = Path(submission)
         self.limits = limits
         self.use_bwrap = use_bwrap
+        self.require = tuple(require)        # functions the file must define to be loaded
+        self.wanted_constants = tuple(constants)   # module values read after the import
+        self.constants: dict[str, object] = {}     # those the file defines, decoded
         self.isolation: tuple[str, ...] = ()
         self.restarts = 0
         self.load_output = ""
@@ -193,6 +198,28 @@ class Sandbox:
         """
         if function not in FUNCTIONS:
             raise ValueError(f"function must be one of {FUNCTIONS}, got {function!r}")
+        return self._timed(function, call_request(function, position, trials), cpu_limit,
+                           lambda message, output, cpu, active:
+                           reply_from(message, position, output, cpu, active))
+
+    def invoke(self, function: str, args: list[dict], cpu_limit: float, seed: int) -> Reply:
+        """Call any function of the submission by name, timed and stopped as ``call`` is.
+
+        ``args`` are tagged (``grader.sandbox.protocol.invoke_request``): the worker builds
+        each afresh, seeds ``random`` with ``seed``, makes the call, and answers with the
+        value and what the call left in each argument (``Reply.after``).
+
+        >>> box.invoke("mc_trial", [{"board": [3, [1] * 9, False]}, {"value": 2}],
+        ...            cpu_limit=1.0, seed=7)  # doctest: +SKIP
+        Reply(status='ok', answer=None, ..., after=((2, 3, 2, ...), None))
+        """
+        return self._timed(function, invoke_request(function, args, seed), cpu_limit,
+                           lambda message, output, cpu, active:
+                           reply_from_invoke(message, args, output, cpu, active))
+
+    def _timed(self, function: str, request: dict, cpu_limit: float, read) -> Reply:
+        """One request answered by one call's answer (``read`` turns it into a Reply),
+        timed from outside and stopped at ``cpu_limit``."""
         if not cpu_limit > 0:
             raise ValueError(f"cpu_limit must be positive, got {cpu_limit!r}")
         if self._interrupted:
@@ -206,10 +233,10 @@ class Sandbox:
         worker.output.clear()
         watch = Watch(worker.clock, cpu_limit, self.limits, lambda: self._interrupted)
         try:
-            worker.send(dict(call_request(function, position, trials), tok=token))
+            worker.send(dict(request, tok=token))
             message = worker.receive(token, watch.deadline, watch.check)
             cpu, active = watch.finish(answered=True)
-            reply = reply_from(message, position, worker.output.take(), cpu, active)
+            reply = read(message, worker.output.take(), cpu, active)
         except Late as late:
             cpu, active = watch.finish()
             self._stop_worker()
@@ -360,7 +387,8 @@ class Sandbox:
             raise SandboxError(f"the worker {why}: {worker.output.take().strip()}") from None
         token = secrets.token_hex(8)
         deadline = time.monotonic() + self.limits.load_seconds
-        worker.send({"tok": token, "op": "load"})
+        worker.send({"tok": token, "op": "load", "require": list(self.require),
+                     "constants": list(self.wanted_constants)})
         try:
             message = worker.receive(token, deadline)
         except Late:
@@ -382,6 +410,14 @@ class Sandbox:
         if message.get("status") == "loaded":
             calls = message.get("calls")
             self.import_calls = tuple(str(c) for c in calls) if type(calls) is list else ()
+            found = message.get("constants")
+            self.constants = {}
+            for name in self.wanted_constants:
+                if type(found) is dict and name in found:
+                    try:
+                        self.constants[name] = decode(found[name])
+                    except Broken:
+                        pass   # garbage for a constant: read as not defined
             return
         self._stop_worker()
         if message.get("status") == "load_error":

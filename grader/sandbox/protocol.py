@@ -110,6 +110,56 @@ class Reply:
     error: str
     active_seconds: float = 0.0
     waited: bool = False
+    after: tuple = ()     # an invoke's arguments as the call left them (see reply_from_invoke)
+
+
+def invoke_request(function: str, args: list[dict], seed: int) -> dict:
+    """Call any function of the submission by name; ``args`` are tagged as the worker's
+    ``invoke`` reads them: ``{"board": [dim, cells, reverse]}``, ``{"grid": rows}`` or
+    ``{"value": v}``. The worker seeds ``random`` with ``seed`` first.
+
+    >>> invoke_request("get_best_move", [{"grid": [[0.0]]}], 7)["op"]
+    'invoke'
+    """
+    return {"op": "invoke", "fn": function, "args": args, "seed": seed}
+
+
+def reply_from_invoke(message: dict, args: list[dict], output: str, cpu: float,
+                      active: float) -> "Reply":
+    """The Reply of an ``invoke`` answer: the decoded value, and in ``after`` what the call
+    left in each argument (a board's cells as a tuple, a grid decoded, None); Broken if
+    the answer is not one the worker sends."""
+    status = message.get("status")
+    if status not in ("ok", "error") or not set(message) <= {"tok", "status", "answer",
+                                                               "after", "error"}:
+        raise Broken("sent an answer of an unknown kind")
+    raw = message.get("after")
+    if raw is None:
+        after: tuple = tuple(None for _ in args)
+    elif type(raw) is list and len(raw) == len(args):
+        states = []
+        for arg, state in zip(args, raw):
+            if "board" in arg and state is not None:
+                size = arg["board"][0] ** 2
+                if type(state) is not list or len(state) != size \
+                        or not all(type(v) is int for v in state):
+                    raise Broken("sent a bad board")
+                states.append(tuple(state))
+            elif "grid" in arg and state is not None:
+                states.append(decode(state))
+            else:
+                states.append(None)
+        after = tuple(states)
+    else:
+        raise Broken("sent an answer of the wrong shape")
+    if status == "ok":
+        return Reply("ok", decode(message.get("answer")), cpu, None, output, "", active,
+                     after=after)
+    error = text_of(message.get("error"))[:MAX_ERROR]
+    hint = python2_hint(error.partition("\n")[0], innermost_line(error))
+    if hint:
+        error += f"\nThis looks like Python 2: {hint}"
+    return Reply("error", None, cpu, None, output, error, active, after=after)
 
 
 def reference_request(position: Position) -> dict:

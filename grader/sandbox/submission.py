@@ -28,6 +28,13 @@ LOAD_ERROR_KINDS = ("missing", "not_a_file", "too_large", "empty", "binary", "en
                     "syntax", "python2", "import_error", "exit", "timeout", "no_function")
 
 
+# How the report names a missing function: the course's signatures.
+SIGNATURES = {"mm_move": "mm_move(board, player)", "mc_trial": "mc_trial(board, player)",
+              "mc_update_scores": "mc_update_scores(scores, board, player)",
+              "get_best_move": "get_best_move(board, scores)",
+              "mc_move": "mc_move(board, player, trials)"}
+
+
 def load_error(message: dict, lines: list[str]) -> "LoadError":
     """The LoadError of the worker's report on a failed import; ``lines``: the file's."""
     kind = message.get("kind")
@@ -63,8 +70,15 @@ def load_error(message: dict, lines: list[str]) -> "LoadError":
         functions = message.get("functions")
         names = ", ".join(text_of(f) for f in functions) if type(functions) is list else ""
         found = f" (it defines: {names})" if names else " (it defines no functions)"
+        name = text_of(message.get("name")) or "mm_move"
+        required = message.get("required")
+        wanted = [text_of(n) for n in required] if type(required) is list else [name]
+        signature = SIGNATURES.get(name, f"{name}(...)")
+        if len(wanted) > 1:
+            return LoadError("no_function", f"the submission must define the functions "
+                             f"{', '.join(wanted)}; {signature}: {detail}{found}")
         return LoadError("no_function", f"the submission must define a function "
-                         f"mm_move(board, player): {detail}{found}")
+                         f"{signature}: {detail}{found}")
     return LoadError("exit", f"the worker reported an unknown problem: {detail}")
 
 

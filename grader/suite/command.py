@@ -22,6 +22,8 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from grader.assignments import AssignmentError, choose
+from grader.assignments.registry import DEFAULT as DEFAULT_ASSIGNMENT
 from grader.suite import config as config_file
 from grader.suite import engine, report, results_json, table, writers
 
@@ -70,15 +72,37 @@ def add_grading_options(parser: argparse.ArgumentParser) -> None:
                              "3x3 board on Gradescope's leaderboard")
     parser.add_argument("--checks", type=Path, nargs="+", default=[], metavar="PATH",
                         help="more pytest files or folders with extra rubric items")
+    parser.add_argument("--assignment", metavar="NAME",
+                        help="the assignment to grade as: minimax or montecarlo (or one "
+                             "installed through the grader.assignments entry points); "
+                             "default: the one whose functions the file defines")
 
 
-def options_from(args: argparse.Namespace, student_id: str) -> engine.GradeOptions:
-    config = config_file.Config.load(args.config, args.checks)
+def options_from(args: argparse.Namespace, student_id: str,
+                 submission: Path | None = None) -> engine.GradeOptions:
+    """The grade's options: the assignment (``--assignment``, else recognised from the
+    functions ``submission`` defines), its configuration, and how it was chosen."""
+    source = _source_of(submission) if submission is not None else ""
+    try:
+        assignment, how = choose(args.assignment, source)
+    except AssignmentError as problem:
+        raise config_file.ConfigError(str(problem)) from None
+    config = config_file.Config.load(args.config, args.checks, assignment.name)
     for warning in config.warnings:
         print(f"python -m grader: warning: {warning}", file=sys.stderr)
+    note = "" if assignment.name == DEFAULT_ASSIGNMENT and "recognised" in how \
+        else f"{assignment.title} ({assignment.name}), {how}"
     return engine.GradeOptions(student_id=student_id,
                                exhaustive=args.exhaustive, config=config,
-                               checks=tuple(args.checks))
+                               checks=tuple(args.checks), assignment_note=note)
+
+
+def _source_of(path: Path) -> str:
+    """The file's text for recognising its assignment (never run); empty if unreadable."""
+    try:
+        return path.read_bytes()[:1 << 20].decode("utf-8", "replace")
+    except OSError:
+        return ""
 
 
 def grade_command(args: argparse.Namespace) -> int:
@@ -87,7 +111,7 @@ def grade_command(args: argparse.Namespace) -> int:
         print(f"python -m grader grade: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     student_id = args.student_id or args.submission.stem
-    options = options_from(args, student_id)
+    options = options_from(args, student_id, args.submission)
     result = engine.grade(args.submission, options)
     # The name is a label for the report and results.json only: it never reaches the
     # engine, so it cannot change a score.

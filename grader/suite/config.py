@@ -65,19 +65,30 @@ class Config:
     policy: TimePolicy = TimePolicy()
     examples: int = 3
     warnings: tuple[str, ...] = field(default=())
+    assignment: str = "minimax"     # whose rubric this is (grader.assignments)
 
     @classmethod
-    def load(cls, path: Path | None = None, checks: Iterable[Path] = ()) -> "Config":
-        """The defaults, with ``path`` on top; rubric items may also come from ``checks``
-        (the extra test files of ``--checks``). Raises ConfigError on any mistake.
+    def load(cls, path: Path | None = None, checks: Iterable[Path] = (),
+             assignment: str = "minimax") -> "Config":
+        """The assignment's defaults, with ``path`` on top; rubric items may also come
+        from ``checks`` (the extra test files of ``--checks``). Raises ConfigError on any
+        mistake (an unknown assignment too).
 
         >>> Config.load().weights["game play"]
         20.0
+        >>> sorted(Config.load(assignment="montecarlo").weights)[:2]
+        ['get_best_move', 'mc_move']
         """
-        items = rubric_items([SUITE / "test_rubric.py"])
+        from grader.assignments import AssignmentError, get
+        try:
+            chosen = get(assignment)
+        except AssignmentError as problem:
+            raise ConfigError(str(problem)) from None
+        items = rubric_items(chosen.suite)
         extra = rubric_items(checks)
-        parser = _read(DEFAULT_CONFIG)
-        where = DEFAULT_CONFIG
+        default = chosen.default_config
+        parser = _read(default)
+        where = default
         warnings: list[str] = []
         if path is not None:
             where = Path(path)
@@ -102,7 +113,7 @@ class Config:
         if examples != int(examples) or examples < 0:
             raise ConfigError(f"{where}: [grader] examples = {examples:g}: it must be a "
                               "whole number, 0 or more")
-        return cls(weights, policy, int(examples), tuple(warnings))
+        return cls(weights, policy, int(examples), tuple(warnings), chosen.name)
 
 
 def _read(path: Path) -> configparser.ConfigParser:

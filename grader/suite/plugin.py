@@ -1,8 +1,9 @@
 """The pytest plugin that connects the hidden suite to one submission.
 
-It provides the fixtures the rubric tests take (``student``, ``hidden``, ``solver``,
-``record``), reads each test's ``rubric`` marker, and keeps what the tests recorded: per
-item, checks passed, failed, or not judged (no answer).
+It provides the ``record`` fixture the rubric tests take (the assignment's session provides
+the others: the minimax's ``student``, ``hidden``, ``solver``), reads each test's
+``rubric`` marker, and keeps what the tests recorded: per item, checks passed, failed, or
+not judged (no answer).
 
 When the environment variable ``TTT_GRADER_PROGRESS`` names a file, each finished test
 appends one JSON line to it with its rubric item's counts so far, for a page that shows
@@ -19,10 +20,7 @@ from typing import Iterator
 
 import pytest
 
-from grader.judge.positions import HiddenPositions
 from grader.judge.results import Failure
-from grader.judge.solver import Solver
-from grader.suite.client import StudentClient
 
 PROGRESS_VARIABLE = "TTT_GRADER_PROGRESS"
 
@@ -54,13 +52,10 @@ class Recorder:
 
 
 class GradingPlugin:
-    """The pytest plugin that connects the hidden suite to one submission."""
+    """The pytest plugin that keeps what the hidden tests recorded, per rubric item (the
+    assignment's session provides the fixtures that ask the student's code)."""
 
-    def __init__(self, client: StudentClient, hidden: HiddenPositions) -> None:
-        # Underscored: the fixtures below take the plain names.
-        self._client = client
-        self._hidden = hidden
-        self._planned = False
+    def __init__(self) -> None:
         self.records: dict[str, Recorder] = {}
         self.order: list[str] = []
         self.item_names: dict[str, str] = {}   # test node id -> rubric item
@@ -103,21 +98,6 @@ class GradingPlugin:
                 file.write(line + "\n")
         except OSError:
             self._progress = None
-
-    @pytest.fixture(scope="session")
-    def student(self) -> StudentClient:
-        if not self._planned:  # every hidden position first, tier by tier (grader.timing.pacing)
-            self._planned = True
-            self._client.run_plan()
-        return self._client
-
-    @pytest.fixture(scope="session")
-    def hidden(self) -> HiddenPositions:
-        return self._hidden
-
-    @pytest.fixture(scope="session")
-    def solver(self) -> Solver:
-        return self._client.solver
 
     @pytest.fixture
     def record(self, request: pytest.FixtureRequest) -> Iterator[Recorder]:

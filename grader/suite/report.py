@@ -282,13 +282,26 @@ def _paste_intro(result: GradeResult, visibility: str) -> list[str]:
         return []
     calls = [failure.call for item in result.items if not item_passed(result, item)
              for failure in item.failures if not is_deduction(failure)]
-    functions = [name for name in STUDENT_FUNCTIONS
+    functions = [name for name in _student_functions(result)
                  if any(re.search(rf"\b{name}\b", call) for call in calls)]
     if not functions:
         return []
     lines = wrap(f"To try a call below: start python3 in the folder of {file_name(result)} "
                   "and paste these lines, then the call:")
-    return lines + ["    " + line for line in paste_lines(result, functions)]
+    pasted = paste_lines(result, functions)
+    if any("random.seed(" in call for call in calls):
+        pasted.insert(0, "import random")
+    return lines + ["    " + line for line in pasted]
+
+
+def _student_functions(result: GradeResult) -> tuple[str, ...]:
+    """The functions a report's calls may name: its assignment's (the minimax's also
+    ``move_wrapper``)."""
+    try:
+        from grader.assignments import get
+        return tuple(dict.fromkeys(get(result.assignment).functions + STUDENT_FUNCTIONS))
+    except ValueError:
+        return STUDENT_FUNCTIONS
 
 
 def student_label(student_id: str, name: str = "") -> str:
@@ -307,6 +320,8 @@ def _header(result: GradeResult, student_name: str = "") -> list[str]:
         f"Student: {student_label(result.student_id, student_name)}",
         f"Score: {_num(score_of(result))} / {_num(result.max_score)}",
     ]
+    if result.assignment_note:
+        lines.insert(2, f"Assignment: {result.assignment_note}")
     if result.grader_error is not None:
         lines += [
             "",
@@ -423,7 +438,9 @@ def _timing_lines(result: GradeResult) -> list[str]:
     timing = result.timing
     policy = _policy(result)
     lines = []
-    if "reference_empty_board_seconds" in timing and policy is not None:
+    if isinstance(timing.get("rule"), str):   # an assignment's own words for its limits
+        lines += wrap(timing["rule"])
+    elif "reference_empty_board_seconds" in timing and policy is not None:
         reference = timing["reference_empty_board_seconds"]
         times = timing.get("calibrations", 1)
         # One sentence whatever the count: how often it was timed follows the budget spent

@@ -16,7 +16,6 @@ Items marked ``last=True`` judge every call the items before them made.
 import pytest
 
 from grader.judge import play
-from grader.suite import style
 from provided.board import PLAYERO, PLAYERX
 
 MODES = {False: "normal game", True: "reverse game"}
@@ -82,22 +81,6 @@ def test_game_play(student, record):
     # has to reach a legal end (the answers are the self-play game's, cached).
     failure = play.play(student, None, None, False, "play_game(move_wrapper, 1, False)")
     record.check(failure if failure is not None and failure.category != "lost game" else None)
-
-
-@pytest.mark.rubric("style")
-def test_style(submission, rubric_points, record):
-    """Style, as the course graded it: pylint with the course's configuration
-    (grader/suite/style.py). Each message is a deduction of 1/10 of the item, 10 or more
-    cost all of it. Off (0 points) by default, and then pylint is not even run."""
-    if not rubric_points.get("style"):
-        return
-    result = style.check_style(submission)
-    for issue in result.issues:
-        record.check(issue.failure())
-    for _ in range(result.kept):
-        record.check(None)
-    if result.issues:
-        record.note(style.rule())
 
 
 @pytest.mark.rubric("board untouched", last=True)

@@ -30,6 +30,7 @@ import sys
 
 # The other modules of this folder, which is on sys.path inside the sandbox.
 import confine
+import entropy
 import reference
 from encode import MAX_TEXT, Encoder
 
@@ -37,7 +38,7 @@ MAX_REQUEST = 1 << 20   # bytes in one request line
 MAX_MESSAGE = 2000      # characters of an exception message
 TB_FRAMES = 5           # frames of the student's file shown in an error
 SHIM_NAMES = frozenset({"provided", "poc_ttt_provided", "poc_ttt_gui", "codeskulptor",
-                        "simplegui", "worker", "confine", "encode", "reference"})
+                        "simplegui", "worker", "confine", "encode", "reference", "entropy"})
 
 # Our own references, taken before any student code can replace the module attributes.
 _write = os.write
@@ -178,11 +179,13 @@ class _Server:
                 _send(dict(hello, tok=token))
                 hello_sent = True
             if request["op"] == "load":
-                answer = self.load()
+                answer = self.load(request)
             elif request["op"] == "ref":
                 answer = reference.reference(request) if not self.loaded else {"status": "refused"}
             elif request["op"] == "calls":
                 answer = self.calls(request)
+            elif request["op"] == "invoke":
+                answer = self.invoke(request)
             else:
                 answer = self.call(request)
             _flush_stdio()
@@ -191,12 +194,14 @@ class _Server:
 
     # -- loading -------------------------------------------------------------------------
 
-    def load(self):
+    def load(self, request):
         self.loaded = True
         # The same sequence of random numbers in every run: a submission that breaks ties at
-        # random gets the same answers, so the same grade, every time.
-        import random
-        random.seed(0)
+        # random gets the same answers, so the same grade, every time. Randomness drawn any
+        # other way the standard library offers (random.seed(), SystemRandom, os.urandom,
+        # secrets) is made to follow the same seed (see entropy.py).
+        entropy.install()
+        entropy.reseed(0)
         with open(self.path, "rb") as file:
             source = file.read()
         self.lines = source.decode("utf-8", "replace").splitlines()
@@ -229,13 +234,23 @@ class _Server:
             except BaseException as exc:
                 return dict(self._where(exc), status="load_error", kind="import_error",
                             message=self.describe(exc))
-        if not callable(self.namespace.get("mm_move")):
-            found = self.namespace.get("mm_move", None)
-            return {"status": "load_error", "kind": "no_function", "line": None, "text": "",
-                    "message": "mm_move is %s" % ("missing" if found is None
-                                                  else "a " + _type_name(type(found))),
-                    "functions": self._functions()}
-        return {"status": "loaded", "calls": calls, "module": name}
+        required = request.get("require") or ["mm_move"]
+        for wanted in required:
+            if not callable(self.namespace.get(wanted)):
+                found = self.namespace.get(wanted, None)
+                return {"status": "load_error", "kind": "no_function", "line": None,
+                        "text": "", "name": wanted, "required": required,
+                        "message": "%s is %s" % (wanted, "missing" if found is None
+                                                 else "a " + _type_name(type(found))),
+                        "functions": self._functions()}
+        constants = {}
+        for wanted in request.get("constants") or ():
+            if wanted in self.namespace:
+                try:
+                    constants[wanted] = Encoder().encode(self.namespace[wanted], 0)
+                except BaseException:
+                    pass
+        return {"status": "loaded", "calls": calls, "module": name, "constants": constants}
 
     def _functions(self):
         return [key for key, value in self.namespace.items()
@@ -283,6 +298,51 @@ class _Server:
                 answer = {"status": "error", "error": "%s: <while describing %s>" % (
                     _type_name(type(again)), _type_name(type(exc)))}
         answer["board"] = self.cells(board, dim)
+        return answer
+
+    def invoke(self, request):
+        """Any function of the file by name, with arguments built fresh from their tags:
+        ``{"board": [dim, cells, reverse]}`` a TTTBoard, ``{"grid": rows}`` a list of lists,
+        ``{"value": v}`` a plain JSON value. ``random`` is seeded with the request's
+        ``seed`` first. The answer holds the return value and, per argument, what the call
+        left in it (a board's cells, a grid's encoding, None for a value)."""
+        name = request["fn"]
+        function = self.namespace.get(name)
+        if not callable(function):
+            return {"status": "error", "after": None,
+                    "error": "the submission has no function %s" % name}
+        args = []
+        for arg in request["args"]:
+            if "board" in arg:
+                dim, cells, reverse = arg["board"]
+                args.append(self.board_class(dim, reverse,
+                                             [cells[r * dim:r * dim + dim] for r in range(dim)]))
+            elif "grid" in arg:
+                args.append([list(row) for row in arg["grid"]])
+            else:
+                args.append(arg["value"])
+        entropy.reseed(request["seed"])
+        try:
+            result = function(*args)
+            answer = {"status": "ok", "answer": Encoder().encode(result, 0)}
+        except BaseException as exc:
+            try:
+                answer = {"status": "error", "error": self.describe(exc)}
+            except BaseException as again:
+                answer = {"status": "error", "error": "%s: <while describing %s>" % (
+                    _type_name(type(again)), _type_name(type(exc)))}
+        after = []
+        for arg, value in zip(request["args"], args):
+            if "board" in arg:
+                after.append(self.cells(value, arg["board"][0]))
+            elif "grid" in arg:
+                try:
+                    after.append(Encoder().encode(value, 0))
+                except BaseException:
+                    after.append(None)
+            else:
+                after.append(None)
+        answer["after"] = after
         return answer
 
     def calls(self, request):

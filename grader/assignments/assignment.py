@@ -1,0 +1,83 @@
+"""What an assignment is: one frozen, validated value that names everything only it knows.
+
+The grader's rooms (sandbox, timing, the suite's engine, classroom, service) know an
+assignment only through this value: the functions a file must define, the names that
+recognise a file as this assignment, the module constants the grader reads from the file,
+the hidden checks (pytest files) and the rubric's defaults, the student's template, the
+docs page, the known-answer submissions, and ``prepare``: how one grading run talks to the
+student's code. An instructor's own assignment is found through the entry point group
+``grader.assignments`` (see ``grader.assignments.registry``).
+
+>>> from grader.assignments import get
+>>> get("montecarlo").functions
+('mc_trial', 'mc_update_scores', 'get_best_move', 'mc_move')
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Protocol
+
+NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}\Z")
+
+
+class AssignmentError(ValueError):
+    """An assignment is not usable as declared; the message names it and what to fix."""
+
+
+class Session(Protocol):
+    """One grading run's side of an assignment, made by ``Assignment.prepare``.
+
+    ``plugin`` is a pytest plugin object whose fixtures the assignment's hidden tests take
+    (``record`` comes from the engine); the engine asks it for the run's budget (seconds of
+    wall time the suite may run) and, at the end, for the result's fields about the calls
+    (``calls``, ``timeouts``, ``student_cpu_seconds``, ``timing``, ``not_run``,
+    ``too_slow``)."""
+
+    plugin: object
+    interrupted: bool
+
+    def budget_seconds(self) -> float: ...
+
+    def result_fields(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class Assignment:
+    """One assignment, as the grader knows it.
+
+    ``prepare(sandbox, config, exhaustive)`` is called while the sandbox starts (it must not
+    call the student's code); the session it returns is used once the sandbox is ready.
+    """
+
+    name: str                         # on the command line: --assignment NAME
+    title: str                        # for people: "Monte Carlo Tic-Tac-Toe"
+    functions: tuple[str, ...]        # the student's functions; a file must define them all
+    recognise: tuple[str, ...]        # a file defining any of these is for this assignment
+    suite: tuple[Path, ...]           # the hidden checks: pytest files (rubric items)
+    default_config: Path              # the rubric's weights and the time policy
+    prepare: Callable[..., Session]
+    template: Path | None = None      # the student's template in the handout
+    constants: tuple[str, ...] = ()   # module values of the file the checks read
+    docs: str = ""                    # the students' page, relative to the docs site
+    known_answers: Path | None = None  # submissions/ with their expected scores (expected.json)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not NAME.match(self.name):
+            raise AssignmentError(f"an assignment's name must be lowercase letters, digits, "
+                                  f"'-' or '_' (at most 40), starting with a letter: "
+                                  f"{self.name!r}")
+        if not self.functions or not all(map(str.isidentifier, self.functions)):
+            raise AssignmentError(f"assignment {self.name}: functions must be a non-empty "
+                                  f"tuple of Python names, got {self.functions!r}")
+        if not self.recognise:
+            raise AssignmentError(f"assignment {self.name}: recognise names no function")
+        for path in (*self.suite, self.default_config):
+            if not Path(path).is_file():
+                raise AssignmentError(f"assignment {self.name}: there is no file {path}")
+        if not self.suite:
+            raise AssignmentError(f"assignment {self.name}: its suite names no test file")
+        if not callable(self.prepare):
+            raise AssignmentError(f"assignment {self.name}: prepare is not callable")
