@@ -294,7 +294,7 @@ def serve_command(args: argparse.Namespace) -> int:
         return _error("--adopt-config adopts the --config given with it: give --config FILE")
     grading = GradingOptions.from_args(args)
     try:       # a bad configuration would fail every grading run: refuse it now, as grade does
-        config = Config.load(grading.config, grading.checks)
+        config = Config.load(grading.config, grading.checks, grading.assignment_name)
     except ConfigError as problem:
         return _error(str(problem))
     for warning in config.warnings:

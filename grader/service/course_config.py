@@ -65,6 +65,30 @@ def course_config(store: Store) -> Path | None:
     return Path(chosen) if chosen else None
 
 
+ASSIGNMENT_SETTING = "assignment"   # the store's setting: the assignment the course grades
+
+
+def course_assignment(store: Store, given: str | None) -> str:
+    """The assignment the course grades (``--assignment`` the first time, kept after; the
+    minimax when none was ever given). A start that names another one is refused: a course
+    folder holds one assignment.
+
+    >>> class Settings(dict):
+    ...     get_setting = dict.get
+    ...     set_setting = dict.__setitem__
+    >>> course_assignment(Settings(), None)
+    'minimax'
+    """
+    stored = store.get_setting(ASSIGNMENT_SETTING)
+    if given and stored and given != stored:
+        raise ConfigChanged(f"this course folder grades the {stored} assignment, not {given}: "
+                            f"start without --assignment, or serve the {given} assignment "
+                            "from another --data folder")
+    if given and not stored:
+        store.set_setting(ASSIGNMENT_SETTING, given)
+    return given or stored or "minimax"
+
+
 def course_grading(store: Store, data: Path, grading: GradingOptions,
                    adopt_given: bool = False) -> tuple[GradingOptions, str]:
     """The grading options to serve with, and a sentence on what was decided.
@@ -74,6 +98,8 @@ def course_grading(store: Store, data: Path, grading: GradingOptions,
     course's. A ``--config`` that grades as the course's does: the course's is kept.
     Otherwise ConfigChanged, naming what differs.
     """
+    grading = dataclasses.replace(grading, assignment=course_assignment(store,
+                                                                        grading.assignment))
     chosen = course_config(store)
     if chosen is not None and not chosen.is_file():
         raise ConfigChanged(f"the course's configuration {chosen} is missing (it was kept in "

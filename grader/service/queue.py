@@ -161,7 +161,8 @@ class GradingQueue:
         self.data = Path(data)
         self.options = options
         self.label = config_label(options.grading)
-        self.weights = Config.load(options.grading.config, options.grading.checks).weights
+        self.weights = Config.load(options.grading.config, options.grading.checks,
+                                   options.grading.assignment_name).weights
         self._options_lock = threading.Lock()    # options, label and weights change together
         self._wake = threading.Condition()
         self._pending = False
@@ -201,7 +202,7 @@ class GradingQueue:
 
             queue.reconfigure(dataclasses.replace(queue.options.grading, config=path))
         """
-        weights = Config.load(grading.config, grading.checks).weights
+        weights = Config.load(grading.config, grading.checks, grading.assignment_name).weights
         label = config_label(grading)
         with self._options_lock:
             self.options = dataclasses.replace(self.options, grading=grading)
