@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import argparse
+import collections
+import dataclasses
 import os
 import signal
 import sys
@@ -176,6 +178,32 @@ def _records_options(args: argparse.Namespace) -> dict[str, Any]:
                 assignment=args.assignment_name.strip(), choice=args.gradebook_choice)
 
 
+def class_assignment(submissions: list[Any]) -> str:
+    """The assignment a class's files are for: the one most of them define the functions
+    of (said on stderr when it is not every file's), the minimax when none says."""
+    from grader.assignments import recognise
+    found: collections.Counter[str] = collections.Counter()
+    for submission in submissions:
+        if submission.path is None:
+            continue
+        try:
+            text = submission.path.read_bytes()[:1 << 20].decode("utf-8", "replace")
+        except OSError:
+            continue
+        assignment = recognise(text)
+        if assignment is not None:
+            found[assignment.name] += 1
+    if not found:
+        return "minimax"
+    name, count = found.most_common(1)[0]
+    if len(found) > 1:
+        print(f"python -m grader batch: grading every file as the {name} assignment "
+              f"({count} of {sum(found.values())} files define its functions; "
+              + ", ".join(f"{n}: {c}" for n, c in found.items() if n != name)
+              + "); give --assignment to choose", file=sys.stderr)
+    return name
+
+
 def batch_command(args: argparse.Namespace) -> int:
     """``python -m grader batch``: the front end (prints; the rest of this module does not)."""
     if args.jobs < 1:
@@ -206,7 +234,12 @@ def batch_command(args: argparse.Namespace) -> int:
               + "; SUBMISSIONS is a folder or a zip of .py files or of one folder per student "
               "(see --help)", file=sys.stderr)
         return EXIT_USAGE
-    options = BatchOptions(out=args.out, grading=GradingOptions.from_args(args),
+    grading = GradingOptions.from_args(args)
+    if grading.assignment is None:    # one assignment for the class: its files' own
+        recognised = class_assignment(submissions)
+        if recognised != "minimax":   # the minimax's options stay as they always were
+            grading = dataclasses.replace(grading, assignment=recognised)
+    options = BatchOptions(out=args.out, grading=grading,
                            regrade=args.regrade, regrade_changed=args.regrade_changed,
                            timeout=args.timeout or None,
                            similarity=compared, **records)

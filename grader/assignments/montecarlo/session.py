@@ -150,10 +150,11 @@ class MonteCarloClient:
                    f"time: {reply.error}. {guess} The limit: {self.describe_limits()}")
             return Failure("timeout", code, f"an answer within {limit:.2f} s",
                            "no answer in time", why, position.drawing(), judged=False)
+        first = reply.error.strip().partition("\n")[0] or "no answer"
         if reply.status == "error":
-            return Failure("exception", code, "an answer", "an exception", reply.error,
+            return Failure("exception", code, "an answer", first, reply.error,
                            position.drawing(), judged=False)
-        return Failure("crash", code, "an answer", "no answer", reply.error,
+        return Failure("crash", code, "an answer", first, reply.error,
                        position.drawing(), judged=False)
 
     def _not_run(self, code: str, position: Position, why: str) -> Failure:
