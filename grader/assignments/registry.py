@@ -122,7 +122,7 @@ def choose(name: str | None, source: str) -> tuple[Assignment, str]:
     'recognised from the functions it defines'
     """
     if name:
-        return get(name), "as asked (--assignment)"
+        return get(name), f"as the grader was told (--assignment {name})"
     found = recognise(source)
     if found is not None:
         return found, "recognised from the functions it defines"

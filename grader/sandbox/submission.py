@@ -73,12 +73,10 @@ def load_error(message: dict, lines: list[str]) -> "LoadError":
         name = text_of(message.get("name")) or "mm_move"
         required = message.get("required")
         wanted = [text_of(n) for n in required] if type(required) is list else [name]
-        signature = SIGNATURES.get(name, f"{name}(...)")
-        if len(wanted) > 1:
-            return LoadError("no_function", f"the submission must define the functions "
-                             f"{', '.join(wanted)}; {signature}: {detail}{found}")
-        return LoadError("no_function", f"the submission must define a function "
-                         f"{signature}: {detail}{found}")
+        signatures = ", ".join(SIGNATURES.get(n, f"{n}(...)") for n in wanted)
+        what = "the functions" if len(wanted) > 1 else "a function"
+        return LoadError("no_function", f"the submission must define {what} {signatures}: "
+                         f"{detail}{found}")
     return LoadError("exit", f"the worker reported an unknown problem: {detail}")
 
 
