@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TextIO
 
 from provided import console
-from provided.board import NAMES
+from provided.board import STRMAP
 from student.checks import TIMEOUT, LoadError, Limits, NotWrittenError
 from student.mc_checks import (CPU_LIMIT, FUNCTIONS, MC_CHECKS, McVerdict, constants_of,
                                judge_mc, run_mc_check)
@@ -140,7 +140,12 @@ def _failure(verdict: McVerdict, repeated: bool = False) -> str:
         lines += [PAD + line for line in verdict.details.splitlines()]
     lines.append(f"{PAD}why: {verdict.why or check.why}")
     mode = ", reverse game" if check.reverse else ""
-    who = f"{NAMES[check.player]} is the player" if check.player else "the board"
+    if check.function == "mc_update_scores":
+        who = f"{STRMAP[check.player]} is the machine player"
+    elif check.player:
+        who = f"{STRMAP[check.player]} to move"
+    else:
+        who = "its scores in the call"
     lines.append(f"{PAD}the board ({who}{mode}):")
     lines += [PAD + "  " + line for line in console.draw_board(check.board()).splitlines()]
     return "\n".join(lines)

@@ -241,8 +241,10 @@ def judge_mc(check: McCheck, reply: Reply) -> McVerdict:
         return McVerdict(check, False, f"returned {received}, which is not an empty square "
                          "(row, col) of this board", "an empty square", received)
     if check.judged == MOVE_RIGHT and move not in check.moves:
-        return McVerdict(check, False, f"returned {received}", _any_of(sorted(check.moves)),
-                         received)
+        expected = _any_of(sorted(check.moves))
+        return McVerdict(check, False, f"returned {received}, not {expected}: if "
+                         "mc_trial, mc_update_scores and get_best_move pass their checks, "
+                         "look at how mc_move puts them together", expected, received)
     return McVerdict(check, True, received=received, notes=notes)
 
 
