@@ -4,8 +4,9 @@ what the student's code printed (labelled, capped) and the games it starts when 
 >>> import io
 >>> output = CheckOutput(io.StringIO())
 >>> output.show_printed("mc_move", ["hello"], 1)
->>> output.stdout.getvalue()
-'        mc_move printed 1 line:\n        | hello\n'
+>>> print(output.stdout.getvalue(), end="")
+        mc_move printed 1 line:
+        | hello
 """
 
 from __future__ import annotations
