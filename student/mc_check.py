@@ -141,12 +141,12 @@ def _failure(verdict: McVerdict, repeated: bool = False) -> str:
     lines.append(f"{PAD}why: {verdict.why or check.why}")
     mode = ", reverse game" if check.reverse else ""
     if check.function == "mc_update_scores":
-        who = f"{STRMAP[check.player]} is the machine player"
+        who = f" ({STRMAP[check.player]} is the machine player{mode})"
     elif check.player:
-        who = f"{STRMAP[check.player]} to move"
+        who = f" ({STRMAP[check.player]} to move{mode})"
     else:
-        who = "its scores in the call"
-    lines.append(f"{PAD}the board ({who}{mode}):")
+        who = f" ({mode[2:]})" if mode else ""
+    lines.append(f"{PAD}the board{who}:")
     lines += [PAD + "  " + line for line in console.draw_board(check.board()).splitlines()]
     return "\n".join(lines)
 
