@@ -55,6 +55,8 @@ PLAY = console.ConsoleConfig(
         "  %(prog)s --reverse       the reverse game\n"
         "  %(prog)s gui             the same, in a window (see: %(prog)s gui --help)\n"
         "  %(prog)s check           the public checks (see: %(prog)s check --help)\n"
+        "  %(prog)s duel            your minimax against your Monte Carlo player\n"
+        "                                    (see: %(prog)s duel --help)\n"
         "  %(prog)s submit          hand in student/mm_player.py to the course's page\n"
         "                                    (see: %(prog)s submit --help)\n"),
     description=(
@@ -129,7 +131,10 @@ def check_parser() -> argparse.ArgumentParser:
             "examples:\n"
             "  %(prog)s\n"
             "  %(prog)s ~/hw/mm_player.py   (or --file ~/hw/mm_player.py)\n"
-            "  %(prog)s --no-speed          the public checks only"),
+            "  %(prog)s --no-speed          the public checks only\n"
+            "  %(prog)s student/mc_player.py\n"
+            "                              the Monte Carlo player's checks (a file\n"
+            "                              that defines mc_move or mc_trial)"),
         epilog=(
             "exit status: 0 all checks passed and mm_move is within the grader's time\n"
             "limits; 1 some failed, mm_move is too slow, or it could not be checked;\n"
