@@ -6,6 +6,8 @@
     python -m student check              the public checks on student/mm_player.py
     python -m student check --file ~/hw/mm_player.py
     python -m student check --no-speed   the public checks only, not the speed checks
+    python -m student check student/mc_player.py    the Monte Carlo player's checks
+    python -m student duel               your minimax against your Monte Carlo player
     python -m student submit             hand it in to the course's page (student/submit.py)
 
 Play takes the same options as ``python -m provided`` (``python -m student --help``).
@@ -15,16 +17,20 @@ Play takes the same options as ``python -m provided`` (``python -m student --hel
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import os
+import re
 import sys
 from pathlib import Path
 from typing import Sequence, TextIO
 
 from provided import console
-from provided.board import EMPTY, NAMES, PLAYERX, TTTBoard
+from provided.board import EMPTY, NAMES
 from student.checks import (CHECKS, TIMEOUT, Limits, NotWrittenError, Reply, SubmissionError,
                             Verdict, call_mm_move, judge, run_check)
+from student.output import CheckOutput, paused_note
+from student.players import MC_PLAYER, STUDENT_PLAYER, not_written_message, ntrials_of
 from student.runner import LoadFailure, read_and_compile
 from student.speed import (NO_ANSWER, STUCK, TOO_SLOW, Calibration, Yardstick, YardstickError,
                            judge_speed, summary)
@@ -32,16 +38,14 @@ from student.tiers import FACTOR, TIERS, Tier
 from student.yardstick import pick_cpu
 
 TEMPLATE = Path(__file__).resolve().with_name("mm_player.py")
-STUDENT_PLAYER = "student.mm_player:move_wrapper"
-PRINTED_PER_CALL = 5   # lines of what mm_move printed shown under a check
-PRINTED_IN_ALL = 30    # and in the whole run: after that, only how many lines
-PAD = "        "      # under a check's line
+MC_TEMPLATE = TEMPLATE.with_name("mc_player.py")
+MINIMAX, MONTECARLO = "minimax", "montecarlo"   # the assignments' names (scripts use them)
 
 PLAY = console.ConsoleConfig(
     prog="python -m student",
     playerx=console.HUMAN,
     playero=STUDENT_PLAYER,
-    names={STUDENT_PLAYER: "your mm_move"},
+    names={STUDENT_PLAYER: "your mm_move", MC_PLAYER: "your mc_move"},
     examples=(
         "  %(prog)s                 you (X) against your mm_move (O)\n"
         f"  %(prog)s -x {STUDENT_PLAYER} -o human\n"
@@ -51,6 +55,8 @@ PLAY = console.ConsoleConfig(
         "  %(prog)s --reverse       the reverse game\n"
         "  %(prog)s gui             the same, in a window (see: %(prog)s gui --help)\n"
         "  %(prog)s check           the public checks (see: %(prog)s check --help)\n"
+        "  %(prog)s duel            your minimax against your Monte Carlo player\n"
+        "                                    (see: %(prog)s duel --help)\n"
         "  %(prog)s submit          hand in student/mm_player.py to the course's page\n"
         "                                    (see: %(prog)s submit --help)\n"),
     description=(
@@ -71,6 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return check_main(argv[1:])
         if argv[:1] == ["gui"]:
             return _play(argv[1:], window=True)
+        if argv[:1] == ["duel"]:
+            from student.duel import duel_main
+            return duel_main(argv[1:])
         if argv[:1] == ["submit"]:
             from student.submit import submit_main
             return submit_main(argv[1:])
@@ -90,30 +99,22 @@ def _play(argv: list[str], window: bool = False) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help (0) or a bad option (2), already explained
         return exc.code if isinstance(exc.code, int) else 2
-    if STUDENT_PLAYER in (args.playerx, args.playero):
-        message = _not_written_message()
+    for spec in dict.fromkeys((args.playerx, args.playero)):
+        message = not_written_message(spec)
         if message:
             print(message, file=sys.stderr)
             return 1
+    if MC_PLAYER in (args.playerx, args.playero) and not _given(argv, "--trials"):
+        trials = ntrials_of(MC_PLAYER)   # the course's NTRIALS, as play_game(mc_move, NTRIALS)
+        argv = [*argv, "--trials", str(trials)] if trials else argv
     if window:
         return gui_main(argv, config)
     return console.main(argv, config)
 
 
-def _not_written_message() -> str | None:
-    """Say what to do if student.mm_player is still the unfilled template, before a game starts."""
-    try:  # as the console imports it: course imports work, games started at import are skipped
-        mm_move = console.load_move_function("student.mm_player:mm_move")
-    except console.PlayerSpecError:  # the console reports import problems itself
-        return None
-    finished = TTTBoard(1, False, [[PLAYERX]])  # a finished board: any mm_move answers at once
-    try:
-        mm_move(finished, PLAYERX)
-    except NotImplementedError as exc:
-        return f"Your player is not ready: {exc}"
-    except Exception:  # other bugs show up in the game, with their traceback
-        return None
-    return None
+def _given(argv: Sequence[str], option: str) -> bool:
+    """Whether ``option`` is on the command line (``--trials 5`` or ``--trials=5``)."""
+    return any(arg == option or arg.startswith(option + "=") for arg in argv)
 
 
 def check_parser() -> argparse.ArgumentParser:
@@ -130,17 +131,25 @@ def check_parser() -> argparse.ArgumentParser:
             "examples:\n"
             "  %(prog)s\n"
             "  %(prog)s ~/hw/mm_player.py   (or --file ~/hw/mm_player.py)\n"
-            "  %(prog)s --no-speed          the public checks only"),
+            "  %(prog)s --no-speed          the public checks only\n"
+            "  %(prog)s student/mc_player.py\n"
+            "                              the Monte Carlo player's checks (a file\n"
+            "                              that defines mc_move or mc_trial)"),
         epilog=(
             "exit status: 0 all checks passed and mm_move is within the grader's time\n"
             "limits; 1 some failed, mm_move is too slow, or it could not be checked;\n"
             "2 bad options. The grader asks many more positions: passing these does not\n"
             "guarantee full marks."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--file", type=Path, default=TEMPLATE, metavar="PATH",
-                        help="the file that defines mm_move (default: student/mm_player.py)")
+    parser.add_argument("--file", type=Path, default=None, metavar="PATH",
+                        help="the file that defines mm_move (default: student/mm_player.py; "
+                             "with --assignment montecarlo, student/mc_player.py)")
     parser.add_argument("path", type=Path, nargs="?", metavar="PATH",
                         help="the same as --file PATH")
+    parser.add_argument("--assignment", choices=(MINIMAX, MONTECARLO), default=None,
+                        help="which assignment the file is for (default: recognised from "
+                             "the functions it defines: mm_move is the minimax, mc_move or "
+                             "mc_trial the Monte Carlo player)")
     parser.add_argument("--no-speed", dest="speed", action="store_false",
                         help="run the public checks only, not the speed checks")
     parser.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS",
@@ -161,14 +170,19 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
     parser = check_parser()
     args = parser.parse_args(argv)
     if args.path is not None:
-        if args.file != TEMPLATE:
+        if args.file is not None:
             parser.error(f"two files: {args.path} and --file {args.file}; give one")
         args.file = args.path
+    if args.file is None:
+        args.file = MC_TEMPLATE if args.assignment == MONTECARLO else TEMPLATE
     path = args.file.expanduser().resolve()
     if not path.is_file():
         parser.error(f"there is no file {args.file}")
     if args.timeout <= 0:
         parser.error("argument --timeout: must be more than 0 seconds")
+    if (args.assignment or assignment_of(path)) == MONTECARLO:
+        from student.mc_check import check_montecarlo
+        return check_montecarlo(path, args.timeout, stdout, _shown_path(path))
     shown = _shown_path(path)
     then = ", then its speed as the grader judges it" if args.speed else ""
     print(f"Checking mm_move in {shown}: {len(CHECKS)} checks{then}.", file=stdout)
@@ -199,6 +213,30 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
         if run.failed:
             print(_how_to_reproduce(path), file=stdout)
     return run.finish(args.speed)
+
+
+def assignment_of(path: Path) -> str:
+    """Which assignment a file is for, from the functions it defines (read, never run):
+    ``mm_move`` is the minimax; else ``mc_move`` or ``mc_trial`` the Monte Carlo player;
+    anything else (or a file that cannot be read) the minimax, as before there were two.
+
+    >>> assignment_of(MC_TEMPLATE), assignment_of(TEMPLATE)
+    ('montecarlo', 'minimax')
+    """
+    try:
+        source = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return MINIMAX
+    try:
+        names = {node.name for node in ast.parse(source).body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    except (SyntaxError, ValueError):   # Python 2, say: its def lines still name them
+        names = set(re.findall(r"^def\s+(\w+)\s*\(", source, flags=re.MULTILINE))
+    if "mm_move" in names:
+        return MINIMAX
+    if names & {"mc_move", "mc_trial"}:
+        return MONTECARLO
+    return MINIMAX
 
 
 class SpeedProgress:
@@ -245,14 +283,14 @@ class SpeedProgress:
             self.shown = False
 
 
-class _CheckRun:
+class _CheckRun(CheckOutput):
     """One run of ``python -m student check``: the public checks, then speed."""
 
     def __init__(self, path: Path, timeout: float, stdout: TextIO, cpu: int | None,
                  progress: SpeedProgress) -> None:
+        super().__init__(stdout)
         self.path = path
         self.timeout = timeout
-        self.stdout = stdout
         self.progress = progress
         self.calibration: Calibration | None = None
         self.cpu = cpu   # the one CPU of the yardstick and every call, as in the grader
@@ -262,28 +300,7 @@ class _CheckRun:
         self.notes: dict[str, None] = {}   # an ordered set: each said once, at the end
         self.speed_said = "not judged"
         self.speed_ok = False
-        self.printed_shown = 0     # lines of printed output shown so far
         self.speed_printed = 0     # lines mm_move printed during the speed checks
-
-    def say(self, text: str) -> None:
-        print(text, file=self.stdout)
-
-    def show_printed(self, who: str, lines: Sequence[str], count: int, when: str = "",
-                     indent: str = PAD) -> None:
-        """Show the first of ``lines`` (``count`` in all) that ``who`` printed, labelled,
-        while the run has room for them; else say plainly how many lines were hidden."""
-        heading = f"{indent}{who} printed {count} {'line' if count == 1 else 'lines'}{when}"
-        room = min(PRINTED_PER_CALL, PRINTED_IN_ALL - self.printed_shown)
-        if room <= 0:
-            self.say(f"{heading} (not shown: a check shows the first {PRINTED_IN_ALL} "
-                     "printed lines of its run)")
-            return
-        shown = lines[:room]
-        self.say(f"{heading}:")
-        self.say("\n".join(f"{PAD}| {line}" for line in shown))
-        if count > len(shown):
-            self.say(f"{PAD}| ... and {count - len(shown)} more (not shown)")
-        self.printed_shown += len(shown)
 
     def limits(self, cpu: float | None) -> Limits:
         """A call's limits: ``cpu`` seconds of CPU time, and a wall-clock backstop."""
@@ -317,7 +334,7 @@ class _CheckRun:
                    if self.calibration else None)
             reply = run_check(check, self.path, self.limits(cpu))
             if reply.import_calls and not games_said:
-                self.say(_paused_note(reply.import_calls))
+                self.say(paused_note(reply.import_calls))
                 games_said = True
             if reply.import_printed_lines and not imports_said:   # the same at every import
                 self.show_printed("note: your file", reply.import_printed,
@@ -403,14 +420,6 @@ class _CheckRun:
             tally += f"; speed: {self.speed_said}"
         self.say(tally)
         return 0 if self.passed == len(CHECKS) and (self.speed_ok or not speed) else 1
-
-
-def _paused_note(calls: Sequence[str]) -> str:
-    """What to say about games a file plays when imported (they were not played)."""
-    names = " and ".join(f"{name}(...)" for name in dict.fromkeys(calls))
-    return (f"note: your file calls {names} when it is imported; the checks skip that call, "
-            "and so does the grader (running the file itself, python mm_player.py, still "
-            "plays).")
 
 
 def _failure(verdict: Verdict, repeated: bool = False) -> str:

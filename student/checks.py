@@ -18,7 +18,7 @@ import json
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -123,6 +123,8 @@ class Reply:
     printed_lines: int = 0                 # how many lines it printed in all
     import_printed: tuple[str, ...] = ()   # the same for the import of the file
     import_printed_lines: int = 0
+    # What else the child said (the Monte Carlo runner: boards, scores, constants).
+    extra: dict = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -213,13 +215,32 @@ def call_mm_move(path: Path, dim: int, reverse: bool, grid: Sequence[Sequence[in
 
     Raises NotWrittenError or LoadError when the file cannot be checked at all.
     """
-    request = json.dumps({"dim": dim, "reverse": reverse, "grid": [list(row) for row in grid],
-                          "player": player, "cpu_limit": limits.cpu, "cpu": limits.pin})
+    return call_child(path, {"dim": dim, "reverse": reverse,
+                             "grid": [list(row) for row in grid], "player": player},
+                      limits)
+
+
+# What call_child reads into a Reply's own fields; anything else the child says goes to
+# Reply.extra (the Monte Carlo runner's boards and scores after the call).
+_REPLY_KEYS = {"kind", "answer", "score", "move", "board_after", "message", "problem",
+               "notes", "import_calls", "cpu_seconds", "waited", "printed", "printed_lines",
+               "import_printed", "import_printed_lines"}
+
+
+def call_child(path: Path, request: dict, limits: Limits, runner: str = "student.runner",
+               who: str = "mm_move") -> Reply:
+    """Run ``python -m RUNNER PATH`` with ``request`` (JSON) and ``limits``, and read its one
+    JSON line: what became of one call of the student's function ``who`` (see
+    ``student.runner``; ``student.mc_runner`` is the Monte Carlo functions' child).
+
+    Raises NotWrittenError or LoadError when the file cannot be checked at all.
+    """
+    request = json.dumps({**request, "cpu_limit": limits.cpu, "cpu": limits.pin})
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_ROOT), env.get("PYTHONPATH")]))
     try:
         # run() kills the child when the time is up.
-        done = subprocess.run([sys.executable, "-m", "student.runner", str(path)],
+        done = subprocess.run([sys.executable, "-m", runner, str(path)],
                               input=request, capture_output=True, text=True,
                               timeout=limits.wall, env=env)
     except subprocess.TimeoutExpired:
@@ -230,7 +251,7 @@ def call_mm_move(path: Path, dim: int, reverse: bool, grid: Sequence[Sequence[in
     if data is None:
         tail = "\n".join(done.stderr.strip().splitlines()[-10:])
         return Reply(CRASH, message=(
-            f"the process running mm_move ended without an answer "
+            f"the process running {who} ended without an answer "
             f"(exit status {done.returncode})" + (f"; its last output:\n{tail}" if tail else "")))
     kind = data.get("kind")
     if kind == NOT_WRITTEN:
@@ -257,7 +278,8 @@ def call_mm_move(path: Path, dim: int, reverse: bool, grid: Sequence[Sequence[in
         problem=str(data.get("problem", "")),
         notes=tuple(str(note) for note in data.get("notes", ())),
         import_calls=tuple(str(call) for call in data.get("import_calls", ())),
-        cpu_seconds=cpu, **outputs)
+        cpu_seconds=cpu, extra={key: value for key, value in data.items()
+                                if key not in _REPLY_KEYS}, **outputs)
 
 
 def _outputs(data: dict) -> dict:

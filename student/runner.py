@@ -53,6 +53,14 @@ _monotonic = time.monotonic
 
 
 def main() -> None:
+    serve(call_mm_move)
+
+
+def serve(handler: Callable[[Path, dict[str, Any], Callable[..., NoReturn]], dict[str, Any]]
+          ) -> None:
+    """The child's whole life: read the request (JSON on stdin), let ``handler(path,
+    request, out_of_time)`` run the student's code, and write its JSON line to stdout.
+    ``student.mc_runner`` serves the Monte Carlo functions with it."""
     result_fd = os.dup(1)
     os.dup2(2, 1)  # from here on, prints (even from C code) go to stderr
     position = json.load(sys.stdin)
@@ -71,7 +79,7 @@ def main() -> None:
         report({"kind": "timeout", "cpu_seconds": used, "waited": waited, **(printed or {})})
         os._exit(0)   # at once: the student's code cannot catch this
 
-    result = call_mm_move(Path(sys.argv[1]), position, out_of_time)
+    result = handler(Path(sys.argv[1]), position, out_of_time)
     sys.stdout.flush()
     report(result)
 
@@ -87,11 +95,33 @@ def call_mm_move(path: Path, position: dict[str, Any],
     or waiting for input; not waiting for a CPU that other processes hold) well past it
     (where the system says: Linux), as the grader stops a call that sleeps.
     """
+    def pick(module: Any) -> Callable[..., Any]:
+        mm_move = getattr(module, "mm_move", None)
+        if not callable(mm_move):
+            raise LoadFailure(f"{path} defines no function mm_move(board, player)")
+        return mm_move
+
+    def call(mm_move: Callable[..., Any], stopped: Callable[..., NoReturn] | None
+             ) -> dict[str, Any]:
+        return _call(path, mm_move, position, stopped)
+
+    return call_loaded(path, pick, call, out_of_time)
+
+
+def call_loaded(path: Path, pick: Callable[[Any], Any],
+                call: Callable[[Any, Callable[..., NoReturn] | None], dict[str, Any]],
+                out_of_time: Callable[..., NoReturn] | None = None) -> dict[str, Any]:
+    """Import ``path`` (what it prints kept apart, the games it starts paused), take what
+    ``call`` needs from the module with ``pick(module)`` (a LoadFailure there, as in the
+    import, becomes ``{"kind": "load_error"}``), then run ``call(picked, stopped)`` with what
+    it prints kept apart too. Returns ``call``'s JSON-ready dict with the printed output and
+    the paused games added. ``stopped(cpu_seconds, waited=False)`` is ``out_of_time`` with
+    what was printed until then (None without ``out_of_time``)."""
     calls: list[str] = []
     at_import = Printed()
     try:
         with at_import.capturing():
-            mm_move = _load(path, calls)
+            picked = pick(_load_module(path, calls))
     except LoadFailure as exc:
         return {"kind": "load_error", "message": str(exc)}
     printed = Printed()
@@ -105,7 +135,7 @@ def call_mm_move(path: Path, position: dict[str, Any],
             out_of_time(used, waited, outputs())   # with what it printed until then
 
     with printed.capturing():
-        result = _call(path, mm_move, position, stopped)
+        result = call(picked, stopped)
     result.update(outputs())
     result.setdefault("import_calls", calls)
     return result
@@ -300,8 +330,8 @@ class GraderImports:
         raise ModuleNotFoundError(f"No module named {fullname!r}", name=fullname)
 
 
-def _load(path: Path, calls: list[str]) -> Any:
-    """Import the student's file under a name of its own; return its mm_move."""
+def _load_module(path: Path, calls: list[str]) -> Any:
+    """Import the student's file under a name of its own; return the module."""
     source = read_and_compile(path)
     course.install(source)  # poc_ttt_gui, codeskulptor, ... under any path it uses
     sys.meta_path.insert(0, GraderImports(course.import_paths(source)))
@@ -325,10 +355,7 @@ def _load(path: Path, calls: list[str]) -> Any:
     except (Exception, SystemExit) as exc:
         raise LoadFailure(f"{path} failed while being imported:\n"
                            + _own_frames(exc, path)) from None
-    mm_move = getattr(module, "mm_move", None)
-    if not callable(mm_move):
-        raise LoadFailure(f"{path} defines no function mm_move(board, player)")
-    return mm_move
+    return module
 
 
 def _syntax_message(path: Path, exc: SyntaxError, source: str) -> str:

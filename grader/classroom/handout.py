@@ -4,8 +4,9 @@
 
 The zip holds one folder, ``ttt-minimax/``, with the course's board module
 (``provided/``), the student package (``student/``: the template
-``mm_player.py`` whose ``mm_move`` raises NotImplementedError, ``python -m
-student`` and its public checks, and the course's modules beside the template,
+``mm_player.py`` whose ``mm_move`` raises NotImplementedError, the Monte Carlo
+template ``mc_player.py`` whose four functions do, ``python -m
+student`` and its public checks, and the course's modules beside the templates,
 so that ``python3 mm_player.py`` runs a file written for the course), the
 course's own modules under their old names at the top too
 (``poc_ttt_provided.py``, ``poc_ttt_gui.py``, ``codeskulptor.py``,
@@ -208,9 +209,10 @@ def build_handout(out: Path, home: Path = GRADER_HOME) -> list[str]:
 # ---------------------------------------------------------------- command line
 
 EPILOG = f"""\
-The zip holds one folder, {FOLDER}/: provided/ (the board), student/ (the template
-mm_player.py, python -m student, its public checks and submit), the course's modules
-under their old names (at the top, and in student/ beside the template):
+The zip holds one folder, {FOLDER}/: provided/ (the board), student/ (the templates
+mm_player.py and mc_player.py, python -m student, its public checks, duel and submit),
+the course's modules under their old names (at the top, and in student/ beside the
+templates):
 {textwrap.fill(", ".join([*(f"{name}.py" for name in COURSE_NAMES), f"{PORT_PACKAGE}/"]),
                 80, initial_indent="  ", subsequent_indent="  ")}
 README.md (for students), setup.cfg and pyproject.toml (installing all that, no
