@@ -329,7 +329,7 @@ def _baked_options(source: Path) -> tuple[GradingOptions, float]:
     _add_options(parser)
     args, _ = parser.parse_known_args(argv)
     options = GradingOptions(exhaustive=args.exhaustive, visibility=args.visibility,
-                             leaderboard=args.leaderboard)
+                             leaderboard=args.leaderboard, assignment=args.assignment)
     if args.config:
         options = replace(options, config=(source / args.config).resolve())
     checks = tuple((source / check).resolve() for check in args.checks)
@@ -342,6 +342,7 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--visibility", default="full")
     parser.add_argument("--config")
     parser.add_argument("--checks", nargs="+", default=[])
+    parser.add_argument("--assignment")
 
 
 def _problem_text(problem: str | None) -> str:

@@ -351,3 +351,23 @@ def test_the_build_works_from_a_normal_install_and_its_zip_installs(tmp_path: Pa
                  "grader/classroom/templates/gradescope_run_autograder",
                  "provided/course.py", "student/mm_player.py"):
         assert (on_gradescope / data).is_file(), data
+
+
+def test_a_montecarlo_zip_grades_as_the_montecarlo_assignment(tmp_path: Path) -> None:
+    """The assignment chosen at build time is baked in: a Monte Carlo file is graded by the
+    Monte Carlo suite, and a minimax file handed in to it is told what it lacks."""
+    out = tmp_path / "mc.zip"
+    build_autograder(out, GradingOptions(assignment="montecarlo"))
+    root = fake_autograder(tmp_path, out)
+    correct = Path(__file__).resolve().parents[1] / "submissions" / "montecarlo" / "correct_clone.py"
+    (root / "submission" / "mc_player.py").write_bytes(correct.read_bytes())
+    done, data = run_autograder(root)
+    assert done.returncode == 0, done.stderr
+    check_gradescope_schema(data)
+    assert data["score"] == 100
+    assert [test["name"] for test in data["tests"]][:2] == ["mc_trial", "mc_update_scores"]
+    assert "(--assignment montecarlo)" in done.stdout
+    (root / "submission" / "mc_player.py").write_bytes(CONSTANT.read_bytes())   # a minimax file
+    done, data = run_autograder(root)
+    assert data["score"] == 0
+    assert "mc_trial(board, player)" in json.dumps(data)
