@@ -1,0 +1,55 @@
+"""A course of the Monte Carlo assignment on the page (``grader serve --assignment
+montecarlo``), as a student meets it: ``python3 -m student submit`` hands in a Monte Carlo
+file and prints its report; the page's JSON says what it was graded as; the course keeps its
+assignment across a restart, and a start naming another one is refused.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MONTECARLO = ROOT / "tests" / "submissions" / "montecarlo"
+ROSTER = "id,name,email\nada,Ada Lovelace,ada@example.org\n"
+
+
+def submit(server, tmp_path: Path, file: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "student", "submit", "--config",
+                           str(tmp_path / "submit.json"), "--link",
+                           f"{server.url}/s/{server.token('ada')}", "--file", str(file)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=280)
+
+
+@pytest.mark.grades(2)
+def test_a_montecarlo_course_grades_hand_ins_as_montecarlo(serve, tmp_path: Path) -> None:
+    roster = tmp_path / "roster.csv"
+    roster.write_text(ROSTER, encoding="utf-8")
+    data = tmp_path / "course"
+    server = serve(data, "--roster", str(roster), "--assignment", "montecarlo")
+
+    done = submit(server, tmp_path, MONTECARLO / "correct_clone.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Assignment: Monte Carlo Tic-Tac-Toe (montecarlo)" in done.stdout
+    assert "[ok] mc_move" in done.stdout and "Score: 100 / 100." in done.stdout
+
+    bug = submit(server, tmp_path, MONTECARLO / "bug_wrong_side.py")
+    assert bug.returncode == 0, bug.stdout + bug.stderr
+    assert "mc_update_scores(scores, TTTBoard(" in bug.stdout      # a call to paste
+    history = server.client("ada").get("/api/submissions").json()["submissions"]
+    assert len(history) == 2
+    server.stop()
+
+    # The folder keeps its assignment: no flag needed, and another one is refused.
+    refused = subprocess.run([sys.executable, "-m", "grader", "serve", "--data", str(data),
+                              "--assignment", "minimax", "--port", "0"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60,
+                             stdin=subprocess.DEVNULL)
+    assert refused.returncode == 2
+    assert "grades the montecarlo assignment, not minimax" in refused.stderr
+    again = serve(data)
+    done = submit(again, tmp_path, MONTECARLO / "correct_randrange.py")
+    assert "Score: 100 / 100." in done.stdout, done.stdout + done.stderr
