@@ -17,6 +17,7 @@ boards and code keep their lines.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -28,7 +29,18 @@ _SUMMARY = re.compile(r"^\[(?:ok|-[<\d.]+ pts)\] ")
 _TITLE = re.compile(r"^--- (?P<name>.+) \((?P<score>[<\d.]+) / (?P<max>[\d.]+)\) -{3,}$")
 # Where a report points at the item that decided its failures: "see 'time'".
 _SEE = re.compile(r"""\b[Ss]ee (['"])(?P<name>.+?)\1""")
-_FUNCTIONS = ("mm_move(", "move_wrapper(", "play_game(")
+# How a failure's line starts: a call of a student's function (any assignment's, see
+# _call_starts), or the lines a check pastes before it (a seed, the scores grid, the board).
+_FUNCTIONS = ("mm_move(", "move_wrapper(", "play_game(", "random.seed(", "scores = ",
+              "board = ")
+
+
+@functools.lru_cache(maxsize=1)
+def _call_starts() -> tuple[str, ...]:
+    """_FUNCTIONS and a call of every installed assignment's functions."""
+    from grader.assignments import available
+    return _FUNCTIONS + tuple(f"{name}(" for assignment in available()
+                              for name in assignment.functions)
 _FOOTER = "student code: "
 _PASTE = "To try a call below"
 CODE_INDENT = 4              # lines indented this much are code or boards, never prose
@@ -227,7 +239,7 @@ def parse_block(text: str) -> Block:
     lines = text.splitlines()
     first = lines[0] if lines else ""
     call = verdict = ""
-    if first.startswith(_FUNCTIONS):
+    if first.startswith(_call_starts()):
         for word in (" expected ", " received "):
             if word in first:
                 call, _, rest = first.partition(word)

@@ -39,8 +39,12 @@ def test_a_montecarlo_course_grades_hand_ins_as_montecarlo(serve, tmp_path: Path
     bug = submit(server, tmp_path, MONTECARLO / "bug_wrong_side.py")
     assert bug.returncode == 0, bug.stdout + bug.stderr
     assert "mc_update_scores(scores, TTTBoard(" in bug.stdout      # a call to paste
-    history = server.client("ada").get("/api/submissions").json()["submissions"]
+    client = server.client("ada")
+    history = client.get("/api/submissions").json()["submissions"]
     assert len(history) == 2
+    page = client.get(f"/submissions/{max(h['id'] for h in history)}").text
+    # The page shows each failure's call as code, its verdict beside it.
+    assert '<code class="call">scores = [[0.5, -1.0, 2.0]' in page
     server.stop()
 
     # The folder keeps its assignment: no flag needed, and another one is refused.
