@@ -38,8 +38,8 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grader.service import (auth, course_dates, course_dates_routes, instructor, lti,
-                            records_routes, sessions, signin, student_routes)
+from grader.service import (assignments_routes, auth, course_dates, course_dates_routes,
+                            instructor, lti, records_routes, sessions, signin, student_routes)
 from grader.service.folder import secure_course_folder
 from grader.service.intake import show_size
 from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
@@ -278,6 +278,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         *instructor.routes,
         *records_routes.routes,
         *course_dates_routes.routes,
+        *assignments_routes.routes,
         *lti.routes,
         Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
     ]]

@@ -57,10 +57,12 @@ class CourseRecords:
 
     @classmethod
     def load(cls, store: storage.Store, deadlines: Deadlines = Deadlines(),
-             policy: LatePolicy = LatePolicy()) -> "CourseRecords":
-        """The records in ``store``, under the course's ``deadlines`` and ``policy``."""
-        return cls(deadlines, record_queries.own_deadlines(store, deadlines), policy,
-                   record_queries.adjustments(store))
+             policy: LatePolicy = LatePolicy(),
+             assignment: str | None = None) -> "CourseRecords":
+        """The records in ``store`` of ``assignment`` (the course's first when None), under
+        its ``deadlines`` and ``policy``."""
+        return cls(deadlines, record_queries.own_deadlines(store, deadlines, assignment),
+                   policy, record_queries.adjustments(store))
 
     def deadlines_of(self, student: str) -> Deadlines:
         """The student's own deadlines, else the course's."""

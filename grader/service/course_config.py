@@ -65,28 +65,19 @@ def course_config(store: Store) -> Path | None:
     return Path(chosen) if chosen else None
 
 
-ASSIGNMENT_SETTING = "assignment"   # the store's setting: the assignment the course grades
-
-
-def course_assignment(store: Store, given: str | None) -> str:
-    """The assignment the course grades (``--assignment`` the first time, kept after; the
-    minimax when none was ever given). A start that names another one is refused: a course
-    folder holds one assignment.
-
-    >>> class Settings(dict):
-    ...     get_setting = dict.get
-    ...     set_setting = dict.__setitem__
-    >>> course_assignment(Settings(), None)
-    'minimax'
-    """
-    stored = store.get_setting(ASSIGNMENT_SETTING)
-    if given and stored and given != stored:
-        raise ConfigChanged(f"this course folder grades the {stored} assignment, not {given}: "
-                            f"start without --assignment, or serve the {given} assignment "
-                            "from another --data folder")
-    if given and not stored:
-        store.set_setting(ASSIGNMENT_SETTING, given)
-    return given or stored or "minimax"
+def course_assignment(store: Store, given: str | None, who: str = "command line") -> str:
+    """``serve --assignment NAME``: the course holds NAME from now on (added, open, when it
+    did not); what it says. ConfigChanged when the grader knows no such assignment."""
+    from grader.service import course_assignments
+    if not given:
+        return ""
+    if store.database.one("SELECT 1 FROM assignments WHERE name = ?", (given,)):
+        return ""
+    try:
+        added = course_assignments.add(store, given, who=who)
+    except course_assignments.AssignmentRefused as problem:
+        raise ConfigChanged(str(problem)) from None
+    return f"the course now holds the assignment {added.title} ({added.name})"
 
 
 def course_grading(store: Store, data: Path, grading: GradingOptions,
@@ -98,8 +89,8 @@ def course_grading(store: Store, data: Path, grading: GradingOptions,
     course's. A ``--config`` that grades as the course's does: the course's is kept.
     Otherwise ConfigChanged, naming what differs.
     """
-    grading = dataclasses.replace(grading, assignment=course_assignment(store,
-                                                                        grading.assignment))
+    course_assignment(store, grading.assignment)
+    grading = dataclasses.replace(grading, assignment=None)   # each hand-in's own
     chosen = course_config(store)
     if chosen is not None and not chosen.is_file():
         raise ConfigChanged(f"the course's configuration {chosen} is missing (it was kept in "

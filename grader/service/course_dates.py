@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
-from grader.service import record_queries
+from grader.service import course_assignments, record_queries
 from grader.service.classbook import CHOICES
 from grader.service.deadline_csv import DeadlineError, time_field
 from grader.service.intake import Deadlines
@@ -84,9 +84,12 @@ def from_settings(saved: dict[str, str]) -> CourseDates:
                        choice if choice in CHOICES else DEFAULT_CHOICE)
 
 
-def read(store: Store) -> CourseDates:
-    """The course's dates and policy now (one small query: read on every request)."""
-    return from_settings(store.settings())
+def read(store: Store, assignment: str | None = None) -> CourseDates:
+    """The course's dates and policy now (one small query: read on every request); with
+    ``assignment``, that assignment's: its own where it has them, else the course's."""
+    if assignment is None:
+        return from_settings(store.settings())
+    return from_settings(course_assignments.settings_of(store, assignment))
 
 
 def _stored(dates: CourseDates) -> dict[str, str | None]:
@@ -136,11 +139,15 @@ def parse_fields(given: dict[str, Any], zone: tzinfo) -> dict[str, str | None]:
     return wanted
 
 
-def change(store: Store, wanted: dict[str, str | None], *, who: str) -> list[str]:
+def change(store: Store, wanted: dict[str, str | None], *, who: str,
+           assignment: str | None = None) -> list[str]:
     """Set the course's dates in ``wanted`` (as :func:`parse_fields` gives them), in one
     transaction with a change-log row for each that changed; then the LMS's grades follow.
+    With ``assignment``, they are that assignment's own (None: it takes the course's again).
     The fields that changed. DatesError (nothing changed) when the late deadline would come
     before the deadline."""
+    if assignment is not None:
+        return _change_own(store, wanted, who, assignment)
     with store.database.transaction() as db:
         saved = {row["key"]: row["value"] for row in db.execute("SELECT * FROM settings")}
         before = _stored(from_settings(saved))
@@ -167,9 +174,55 @@ def change(store: Store, wanted: dict[str, str | None], *, who: str) -> list[str
     return changed
 
 
-def history(store: Store) -> list[Change]:
-    """Every change of the course's dates and policy, oldest first."""
-    return [one for one in record_queries.changes(store, KIND) if one.subject in FIELDS]
+def _change_own(store: Store, wanted: dict[str, str | None], who: str,
+                assignment: str) -> list[str]:
+    """``change`` for one assignment's own dates."""
+    if course_assignments.find(store, assignment) is None:
+        raise DatesError(f"this course has no assignment {assignment[:40]!r}")
+    before = _stored(read(store, assignment))
+    own_before = course_assignments.own_settings(store, assignment)
+    with store.database.transaction() as db:
+        for key in FIELDS:
+            if key in wanted:
+                course_assignments.set_own(db, assignment, key, wanted[key])
+        saved = {row["key"]: row["value"] for row in db.execute("SELECT * FROM settings")}
+        saved.pop("config_file", None)
+        saved.update({row["key"]: row["value"] for row in db.execute(
+            "SELECT key, value FROM assignment_settings WHERE assignment = ?", (assignment,))})
+        after = _stored(from_settings(saved))
+        if after[LATE_DEADLINE] is not None and after[DEADLINE] is not None \
+                and parse_time(after[LATE_DEADLINE]) < parse_time(after[DEADLINE]):
+            raise DatesError("the late deadline is before the deadline: give a late deadline "
+                             "after the deadline, or none")
+        changed = [key for key in FIELDS if after[key] != before[key]
+                   or (key in wanted and wanted[key] != own_before.get(key))]
+        for key in changed:
+            record_queries.log_in(db, who, KIND, key,
+                                  {key: own_before.get(key), "assignment": assignment},
+                                  {key: wanted.get(key), "assignment": assignment})
+    if changed:
+        from grader.service import lti        # the LMS's grades follow (lti imports us)
+        lti.grades_changed(store)
+    return changed
+
+
+def history(store: Store, assignment: str | None = None) -> list[Change]:
+    """Every change of the course's dates and policy (of ``assignment``'s own, when given),
+    oldest first."""
+    return [one for one in record_queries.changes(store, KIND) if one.subject in FIELDS
+            and _about(one) == assignment]
+
+
+def _about(change_row: Change) -> str | None:
+    """The assignment a change of dates was about (None: the course's)."""
+    for text in (change_row.after, change_row.before):
+        if text:
+            try:
+                value = json.loads(text).get("assignment")
+            except (ValueError, AttributeError):
+                continue
+            return value if isinstance(value, str) else None
+    return None
 
 
 def change_json(change_row: Change) -> dict[str, Any]:

@@ -64,7 +64,7 @@ async def api_change_course(request: Request) -> Response:
                         headers={"cache-control": "no-store"})
 
 
-def _local_input(moment: Any, zone: Any) -> str:
+def local_input(moment: Any, zone: Any) -> str:
     """A time as an <input type="datetime-local"> shows it, in the course's zone."""
     return moment.astimezone(zone).strftime("%Y-%m-%dT%H:%M") if moment else ""
 
@@ -76,7 +76,7 @@ def _page(request: Request, problem: str | None = None, saved: bool = False,
     dates = course_dates.read(store)
     return render(request, "instructor_course.html", {
         "dates": dates, "zone_name": settings.zone_name,
-        "local_input": lambda moment: _local_input(moment, settings.zone),
+        "local_input": lambda moment: local_input(moment, settings.zone),
         "changes": [course_dates.change_json(one) for one in course_dates.history(store)],
         "form": form, "problem": problem, "saved": saved}, status_code=status_code)
 
@@ -99,7 +99,7 @@ async def course_form(request: Request) -> Response:
     now = course_dates.read(request.app.state.store).deadlines
     unchanged = {key for key, moment in ((course_dates.DEADLINE, now.deadline),
                                          (course_dates.LATE_DEADLINE, now.late_deadline))
-                 if moment is not None and fields.get(key) == _local_input(moment, zone)}
+                 if moment is not None and fields.get(key) == local_input(moment, zone)}
     try:
         wanted = course_dates.parse_fields({key: value for key, value in fields.items()
                                             if key not in unchanged}, zone)

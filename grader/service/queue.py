@@ -36,6 +36,7 @@ from grader.classroom import discover
 from grader.classroom.run import (DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, LocalRunner,
                                   Slot, run_grade)
 from grader.service.folder import private_folder, write_private
+from grader.service import course_assignments
 from grader.service.storage import Store, Submission
 from grader.suite.config import Config
 from grader.suite.plugin import PROGRESS_VARIABLE
@@ -209,6 +210,24 @@ class GradingQueue:
             self.label = label
             self.weights = weights
 
+    def grading_for(self, assignment: str) -> GradingOptions:
+        """What a hand-in for the course's ``assignment`` is graded under: the queue's
+        options, as that assignment, with its configuration
+        (``course_assignments.config_of``)."""
+        with self._options_lock:
+            base = self.options.grading
+        config = course_assignments.config_of(self.store, assignment, base.config)
+        return dataclasses.replace(base, assignment=assignment, config=config)
+
+    def label_for(self, assignment: str) -> str:
+        """The label of what a hand-in for ``assignment`` is graded under (``config_label``)."""
+        return config_label(self.grading_for(assignment))
+
+    def weights_for(self, assignment: str) -> dict[str, float]:
+        """The rubric's points of ``assignment`` as the course grades it."""
+        grading = self.grading_for(assignment)
+        return Config.load(grading.config, grading.checks, assignment).weights
+
     def start(self) -> int:
         """Queue again what a stopped server left running, start the threads. How many
         were queued again."""
@@ -271,15 +290,23 @@ class GradingQueue:
                 self._work(name, *claimed, slot=None)
 
     def _claim(self, name: str) -> tuple[Submission, GradingOptions] | None:
-        """The oldest queued submission, now running on ``name``, and what to grade it under."""
-        with self._options_lock:
-            label, grading = self.label, self.options.grading
+        """The oldest queued submission, now running on ``name``, and what to grade it under
+        (its assignment's options: ``grading_for``)."""
         try:
-            row = self.store.claim_next(name, label)
+            row = self.store.claim_next(name, None)
         except Exception:                 # the database is busy or gone: look again later
             log.exception("cannot claim a submission")
             return None
-        return None if row is None else (row, grading)
+        if row is None:
+            return None
+        try:
+            grading = self.grading_for(row.assignment)
+            self.store.set_config_label(row.id, config_label(grading))
+        except Exception:                 # claimed, not graded: back in the queue
+            log.exception("cannot grade submission %s now", row.id)
+            self.store.release(row.id)
+            return None
+        return row, grading
 
     def _idle(self) -> None:
         """Wait until a submission arrives (wake) or IDLE_POLL_SECONDS pass."""

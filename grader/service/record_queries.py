@@ -65,42 +65,69 @@ def changes(store: Store, kind: str | None = None, subject: str | None = None) -
 
 # --- a student's own deadline ----------------------------------------------------------
 
-def _deadline_row(db: Any, student: str) -> dict[str, Any] | None:
-    row = db.execute("SELECT deadline, late_deadline FROM student_deadlines WHERE student = ?",
-                     (student,)).fetchone()
+def first_assignment(db: Any) -> str:
+    """The course's first assignment's name (the one a record without one is about)."""
+    sql = "SELECT name FROM assignments ORDER BY position, name LIMIT 1"
+    row = db.one(sql) if hasattr(db, "one") else db.execute(sql).fetchone()   # Database or a
+    return row["name"] if row is not None else "minimax"                    # transaction's
+
+
+def _deadline_row(db: Any, student: str, assignment: str) -> dict[str, Any] | None:
+    row = db.execute("SELECT deadline, late_deadline FROM student_deadlines WHERE student = ? "
+                     "AND assignment = ?", (student, assignment)).fetchone()
     return None if row is None else {"deadline": row["deadline"],
-                                     "late_deadline": row["late_deadline"]}
+                                     "late_deadline": row["late_deadline"],
+                                     "assignment": assignment}
 
 
 def set_deadline(store: Store, student: str, deadline: str, late_deadline: str | None, *,
-                 who: str) -> None:
-    """Give ``student`` their own deadline (times as the database keeps them); it replaces
-    the course's for them. ``late_deadline`` None: the course's late window, moved with
-    ``deadline`` (see :func:`own_deadlines`). RecordError when the student is unknown or
-    the dates disagree."""
+                 who: str, assignment: str | None = None) -> None:
+    """Give ``student`` their own deadline for ``assignment`` (the course's first when None;
+    times as the database keeps them); it replaces the assignment's for them.
+    ``late_deadline`` None: the assignment's late window, moved with ``deadline`` (see
+    :func:`own_deadlines`). RecordError when the student or the assignment is unknown or the
+    dates disagree."""
     if late_deadline is not None and parse_time(late_deadline) < parse_time(deadline):
         raise RecordError(f"{student}'s late deadline is before their deadline: give a late "
                           "deadline after the deadline, or none")
     with store.database.transaction() as db:
         if db.execute("SELECT 1 FROM students WHERE id = ?", (student,)).fetchone() is None:
             raise RecordError(f"there is no student {student!r} in the roster")
-        before = _deadline_row(db, student)
-        db.execute("INSERT INTO student_deadlines (student, deadline, late_deadline, set_by, "
-                   "set_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (student) DO UPDATE SET "
-                   "deadline = excluded.deadline, late_deadline = excluded.late_deadline, "
-                   "set_by = excluded.set_by, set_at = excluded.set_at",
-                   (student, deadline, late_deadline, who, utc_now()))
+        assignment = _course_assignment(db, assignment)
+        before = _deadline_row(db, student, assignment)
+        db.execute("INSERT INTO student_deadlines (student, assignment, deadline, "
+                   "late_deadline, set_by, set_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
+                   "(student, assignment) DO UPDATE SET deadline = excluded.deadline, "
+                   "late_deadline = excluded.late_deadline, set_by = excluded.set_by, "
+                   "set_at = excluded.set_at",
+                   (student, assignment, deadline, late_deadline, who, utc_now()))
         _log(db, who, "deadline", student, before,
-             {"deadline": deadline, "late_deadline": late_deadline})
+             {"deadline": deadline, "late_deadline": late_deadline, "assignment": assignment})
 
 
-def remove_deadline(store: Store, student: str, *, who: str) -> bool:
-    """The student goes back to the course's deadline. False when they had none of their own."""
+def _course_assignment(db: Any, assignment: str | None) -> str:
+    """``assignment`` if the course has it (RecordError otherwise), the first when None."""
+    if assignment is None or assignment == first_assignment(db):
+        return first_assignment(db)     # the minimax, in a course that holds none yet
+    if db.execute("SELECT 1 FROM assignments WHERE name = ?", (assignment,)).fetchone() is None:
+        known = ", ".join(row["name"] for row in db.execute(
+            "SELECT name FROM assignments ORDER BY position, name"))
+        raise RecordError(f"this course has no assignment {assignment[:40]!r}; its "
+                          f"assignments are: {known}")
+    return assignment
+
+
+def remove_deadline(store: Store, student: str, *, who: str,
+                    assignment: str | None = None) -> bool:
+    """The student goes back to the assignment's deadline. False when they had none of their
+    own for it."""
     with store.database.transaction() as db:
-        before = _deadline_row(db, student)
+        assignment = _course_assignment(db, assignment)
+        before = _deadline_row(db, student, assignment)
         if before is None:
             return False
-        db.execute("DELETE FROM student_deadlines WHERE student = ?", (student,))
+        db.execute("DELETE FROM student_deadlines WHERE student = ? AND assignment = ?",
+                   (student, assignment))
         _log(db, who, "deadline", student, before, None)
     return True
 
@@ -114,16 +141,22 @@ def _own(row: Any, course: Deadlines) -> Deadlines:
                             parse_time(row["late_deadline"]) if row["late_deadline"] else None)
 
 
-def own_deadlines(store: Store, course: Deadlines = Deadlines()) -> dict[str, Deadlines]:
-    """Every student's own deadline under the ``course``'s deadlines, by student id."""
-    return {row["student"]: _own(row, course)
-            for row in store.database.query("SELECT * FROM student_deadlines")}
+def own_deadlines(store: Store, course: Deadlines = Deadlines(),
+                  assignment: str | None = None) -> dict[str, Deadlines]:
+    """Every student's own deadline for ``assignment`` (the first when None) under its
+    deadlines ``course``, by student id."""
+    name = assignment or first_assignment(store.database)
+    return {row["student"]: _own(row, course) for row in store.database.query(
+        "SELECT * FROM student_deadlines WHERE assignment = ?", (name,))}
 
 
-def deadlines_of(store: Store, student: str, course: Deadlines) -> tuple[Deadlines, bool]:
-    """The deadlines that hold for ``student``: their own (True) or the course's (False)."""
+def deadlines_of(store: Store, student: str, course: Deadlines,
+                 assignment: str | None = None) -> tuple[Deadlines, bool]:
+    """The deadlines that hold for ``student`` in ``assignment`` (the first when None):
+    their own (True) or the assignment's, ``course`` (False)."""
+    name = assignment or first_assignment(store.database)
     row = store.database.one("SELECT deadline, late_deadline FROM student_deadlines "
-                             "WHERE student = ?", (student,))
+                             "WHERE student = ? AND assignment = ?", (student, name))
     if row is None:
         return course, False
     return _own(row, course), True

@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, course_dates, lti, record_queries
+from grader.service import auth, course_assignments, course_dates, lti, record_queries
 from grader.service.instructor import student_page, submission_page
 from grader.service.deadline_csv import DeadlineError, read_deadlines_csv, time_field
 from grader.service.intake import Deadlines
@@ -106,12 +106,14 @@ def _student_exists(request: Request) -> str:
     return student
 
 
-def deadline_json(store: Store, student: str, course: Deadlines) -> dict[str, Any]:
-    """A student's deadlines as the API answers them (own: whether they are their own; an
-    own deadline given without a late deadline answers with the course's late window moved
-    with it)."""
-    own = record_queries.own_deadlines(store, course).get(student)
-    return {"student_id": student, "own": own is not None,
+def deadline_json(store: Store, student: str, course: Deadlines,
+                  assignment: str | None = None) -> dict[str, Any]:
+    """A student's deadlines for ``assignment`` (the course's first when None) as the API
+    answers them (own: whether they are their own; an own deadline given without a late
+    deadline answers with the assignment's late window moved with it)."""
+    name = course_assignments.chosen(store, assignment).name
+    own = record_queries.own_deadlines(store, course, name).get(student)
+    return {"student_id": student, "assignment": name, "own": own is not None,
             "deadline": format_time(own.deadline) if own and own.deadline else None,
             "late_deadline": format_time(own.late_deadline)
             if own and own.late_deadline else None}
@@ -119,33 +121,61 @@ def deadline_json(store: Store, student: str, course: Deadlines) -> dict[str, An
 
 # --- a student's own deadline ------------------------------------------------------------
 
+def _asked_assignment(request: Request, data: dict[str, Any] | None = None) -> str:
+    """The assignment a deadline request is about: the URL's
+    (``/api/assignments/NAME/...``), else the body's or the query's ``assignment``, else
+    the course's first. HTTPException 400 when the course has no such assignment."""
+    name = request.path_params.get("assignment") or (data or {}).get("assignment") \
+        or request.query_params.get("assignment")
+    try:
+        return course_assignments.chosen(_store(request),
+                                         name if isinstance(name, str) else None).name
+    except course_assignments.AssignmentRefused as problem:
+        raise HTTPException(400, str(problem)) from None
+
+
 async def api_set_deadline(request: Request) -> Response:
-    """``PUT /api/students/ID/deadline``: the student's own deadline (and late deadline)."""
+    """``PUT /api/students/ID/deadline`` (``assignment`` in the body: which one; the course's
+    first when none), or ``PUT /api/assignments/NAME/students/ID/deadline``: the student's
+    own deadline (and late deadline) for that assignment."""
     _api_instructor(request)
     student = _student_exists(request)
     data = await _json_body(request)
     try:
+        assignment = _asked_assignment(request, data)
+    except HTTPException as problem:
+        return _refusal(str(problem.detail))
+    try:
         deadline = time_field(data.get("deadline"), "deadline", _zone(request), required=True)
         late = time_field(data.get("late_deadline"), "late_deadline", _zone(request))
         await run_in_threadpool(record_queries.set_deadline, _store(request), student,
-                                deadline, late, who=INSTRUCTOR)
+                                deadline, late, who=INSTRUCTOR, assignment=assignment)
     except (DeadlineError, RecordError) as problem:
         return _refusal(str(problem))
     await run_in_threadpool(lti.grade_changed, _store(request), student)
-    log.info("the instructor gave %s their own deadline %s", student, deadline)
-    return JSONResponse(deadline_json(_store(request), student,
-                                      course_dates.read(_store(request)).deadlines))
+    log.info("the instructor gave %s their own deadline %s for %s", student, deadline,
+             assignment)
+    return JSONResponse(deadline_json(
+        _store(request), student, course_dates.read(_store(request), assignment).deadlines,
+        assignment))
 
 
 async def api_remove_deadline(request: Request) -> Response:
-    """``DELETE /api/students/ID/deadline``: the student goes back to the course's."""
+    """``DELETE /api/students/ID/deadline`` (``?assignment=NAME``), or ``DELETE
+    /api/assignments/NAME/students/ID/deadline``: the student goes back to the
+    assignment's."""
     _api_instructor(request)
     student = _student_exists(request)
+    try:
+        assignment = _asked_assignment(request)
+    except HTTPException as problem:
+        return _refusal(str(problem.detail))
     await run_in_threadpool(record_queries.remove_deadline, _store(request), student,
-                            who=INSTRUCTOR)
+                            who=INSTRUCTOR, assignment=assignment)
     await run_in_threadpool(lti.grade_changed, _store(request), student)
-    return JSONResponse(deadline_json(_store(request), student,
-                                      course_dates.read(_store(request)).deadlines))
+    return JSONResponse(deadline_json(
+        _store(request), student, course_dates.read(_store(request), assignment).deadlines,
+        assignment))
 
 
 async def form_deadline(request: Request) -> Response:
@@ -153,17 +183,19 @@ async def form_deadline(request: Request) -> Response:
     form = await _instructor_form(request)
     student = _student_exists(request)
     store = _store(request)
+    asked = form.get("assignment")
+    assignment = asked if isinstance(asked, str) and asked else None
     try:
         if form.get("action") == "remove":
             await run_in_threadpool(record_queries.remove_deadline, store, student,
-                                    who=INSTRUCTOR)
+                                    who=INSTRUCTOR, assignment=assignment)
             did = "deadline-removed"
         else:
             deadline = time_field(form.get("deadline"), "deadline", _zone(request),
                                   required=True)
             late = time_field(form.get("late_deadline"), "late deadline", _zone(request))
             await run_in_threadpool(record_queries.set_deadline, store, student, deadline,
-                                    late, who=INSTRUCTOR)
+                                    late, who=INSTRUCTOR, assignment=assignment)
             did = "deadline-set"
     except (DeadlineError, RecordError) as problem:
         return await student_page(request, problem=str(problem), status_code=400)
@@ -312,6 +344,10 @@ routes = [
           name="api_set_deadline"),
     Route("/api/students/{student_id}/deadline", api_remove_deadline, methods=["DELETE"],
           name="api_remove_deadline"),
+    Route("/api/assignments/{assignment}/students/{student_id}/deadline", api_set_deadline,
+          methods=["PUT"], name="api_set_assignment_deadline"),
+    Route("/api/assignments/{assignment}/students/{student_id}/deadline",
+          api_remove_deadline, methods=["DELETE"], name="api_remove_assignment_deadline"),
     Route("/api/submissions/{number:int}/adjustment", api_adjust, methods=["POST"],
           name="api_adjust"),
     Route("/api/submissions/{number:int}/adjustment", api_remove_adjustment,

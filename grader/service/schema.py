@@ -16,6 +16,7 @@ import sqlite3
 from typing import Callable
 
 from grader.service.database import Database
+from grader.service.times import utc_now
 
 # Version 1: what the first release created (its file says "1").
 _FIRST = """
@@ -278,6 +279,73 @@ def _add_roster_fields(db: sqlite3.Connection) -> None:
             db.execute(f"ALTER TABLE students ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
 
 
+# Version 9: a course holds assignments (grader.service.course_assignments): each one named
+# as the grader knows it (minimax, montecarlo), in the instructor's order, open or closed,
+# with its own dates and configuration where it has them (else the course's); every hand-in,
+# a student's own deadline and an LMS resource link name theirs. A course that graded before
+# holds one: the one it graded (its "assignment" setting, else the minimax), nothing else
+# changed; a course that holds none yet grades the minimax until one is added.
+_ASSIGNMENTS = """
+CREATE TABLE IF NOT EXISTS assignments (
+    name TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    open INTEGER NOT NULL DEFAULT 1,
+    added_at TEXT NOT NULL,
+    added_by TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS assignment_settings (
+    assignment TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (assignment, key)
+);
+CREATE TABLE IF NOT EXISTS lti_links (
+    platform INTEGER NOT NULL REFERENCES lti_platforms(id),
+    deployment_id TEXT NOT NULL,
+    context_id TEXT NOT NULL,
+    resource_link_id TEXT NOT NULL,
+    assignment TEXT NOT NULL,
+    how TEXT NOT NULL,
+    set_at TEXT NOT NULL,
+    PRIMARY KEY (platform, deployment_id, context_id, resource_link_id)
+);
+CREATE TABLE IF NOT EXISTS student_deadlines_by_assignment (
+    student TEXT NOT NULL REFERENCES students(id),
+    assignment TEXT NOT NULL,
+    deadline TEXT NOT NULL,
+    late_deadline TEXT,
+    set_by TEXT NOT NULL,
+    set_at TEXT NOT NULL,
+    PRIMARY KEY (student, assignment)
+)
+"""
+FIRST_TITLES = {"minimax": "Mini-max Tic-Tac-Toe", "montecarlo": "Monte Carlo Tic-Tac-Toe"}
+
+
+def _add_assignments(db: sqlite3.Connection) -> None:
+    _statements(_ASSIGNMENTS)(db)
+    row = db.execute("SELECT value FROM settings WHERE key = 'assignment'").fetchone()
+    first = row["value"] if row is not None and row["value"] in FIRST_TITLES else "minimax"
+    handed_in = db.execute("SELECT 1 FROM submissions LIMIT 1").fetchone() is not None
+    if row is not None or handed_in:   # a course that graded: it holds what it graded
+        db.execute("INSERT OR IGNORE INTO assignments VALUES (?, ?, 1, 1, ?, 'upgrade')",
+                   (first, FIRST_TITLES[first], utc_now()))
+    for table in ("submissions", "lti_lineitems"):
+        columns = {r["name"] for r in db.execute(f"PRAGMA table_info({table})")}
+        if "assignment" not in columns:
+            # A constant default (SQLite's rule for ADD COLUMN): the first is one of two names.
+            db.execute(f"ALTER TABLE {table} ADD COLUMN assignment TEXT NOT NULL "
+                       f"DEFAULT '{first}'")
+    db.execute("CREATE INDEX IF NOT EXISTS submissions_assignment ON submissions "
+               "(assignment, student, id)")
+    db.execute("INSERT OR IGNORE INTO student_deadlines_by_assignment SELECT student, ?, "
+               "deadline, late_deadline, set_by, set_at FROM student_deadlines", (first,))
+    db.execute("DROP TABLE student_deadlines")
+    db.execute("ALTER TABLE student_deadlines_by_assignment RENAME TO student_deadlines")
+    db.execute("DELETE FROM settings WHERE key = 'assignment'")
+
+
 def _add_link_how(db: sqlite3.Connection) -> None:
     columns = {row["name"] for row in db.execute("PRAGMA table_info(lti_users)")}
     if "how" not in columns:
@@ -316,6 +384,8 @@ MIGRATIONS: tuple[tuple[int, str, Callable[[sqlite3.Connection], None]], ...] = 
      _add_staff_course_and_removal),
     (8, "the roster's identifiers of a student: Canvas's user id, SIS user and login ids, "
         "section", _add_roster_fields),
+    (9, "a course of assignments: the assignments, their own settings, each hand-in's, "
+        "students' own deadlines and LMS resource links by assignment", _add_assignments),
 )
 VERSION = MIGRATIONS[-1][0]
 
@@ -340,7 +410,7 @@ def migrate(database: Database) -> list[int]:
     >>> import tempfile, pathlib
     >>> database = Database(pathlib.Path(tempfile.mkdtemp()) / "course.sqlite3")
     >>> migrate(database), migrate(database)
-    ([1, 2, 3, 4, 5, 6, 7, 8], [])
+    ([1, 2, 3, 4, 5, 6, 7, 8, 9], [])
     """
     have = stored_version(database)
     if have > VERSION:

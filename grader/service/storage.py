@@ -37,8 +37,9 @@ STATUSES = ("queued", "running", "done", "error")
 # What a row of submissions is, without its bytes (pages list many; the file is fetched alone).
 _COLUMNS = ("id, student, received_at, filename, size, sha256, status, attempts, worker, "
             "started_at, finished_at, score, max_score, results_json, report_text, error, "
-            "seconds, late, config, (SELECT COUNT(*) FROM submissions AS mine WHERE "
-            "mine.student = submissions.student AND mine.id <= submissions.id) AS ordinal")
+            "seconds, late, config, assignment, (SELECT COUNT(*) FROM submissions AS mine "
+            "WHERE mine.student = submissions.student AND mine.assignment = "
+            "submissions.assignment AND mine.id <= submissions.id) AS ordinal")
 
 
 class InFlight(Exception):
@@ -165,7 +166,8 @@ class Submission:
     seconds: float | None = None
     late: bool = False
     config: str = "default"
-    ordinal: int = 0          # 1 for the student's first hand-in, 2 for their second...
+    assignment: str = "minimax"   # the course's assignment it was handed in for
+    ordinal: int = 0          # 1 for the student's first hand-in of it, 2 for their second...
 
     @property
     def short_hash(self) -> str:
@@ -405,7 +407,8 @@ class Store:
     def add_submission(self, student: str, filename: str, data: bytes, *, late: bool,
                        config: str, received_at: str | None = None,
                        one_in_flight: bool = False,
-                       per_hour: int | None = None) -> Submission:
+                       per_hour: int | None = None,
+                       assignment: str | None = None) -> Submission:
         """Commit a submission (queued) and return it: after this, it is "received".
 
         The limits are checked in the same transaction as the insert, so two uploads at
@@ -429,10 +432,15 @@ class Store:
                     "ORDER BY received_at", (student, since))]
                 if len(times) >= per_hour:
                     raise TooMany(times[len(times) - per_hour])
+            if assignment is None:    # the course's first assignment
+                first = db.execute("SELECT name FROM assignments ORDER BY position, name "
+                                   "LIMIT 1").fetchone()
+                assignment = first["name"] if first is not None else "minimax"
             cursor = db.execute(
                 "INSERT INTO submissions (student, received_at, filename, size, sha256, bytes, "
-                "late, config) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (student, now, filename, len(data), digest, data, int(late), config))
+                "late, config, assignment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (student, now, filename, len(data), digest, data, int(late), config,
+                 assignment))
             number = cursor.lastrowid
         row = self.submission(int(number))
         assert row is not None
@@ -454,11 +462,15 @@ class Store:
             raise LookupError(f"no submission {submission_id}")
         return bytes(row["bytes"])
 
-    def history(self, student: str) -> list[Submission]:
-        """A student's submissions, newest first."""
+    def history(self, student: str, assignment: str | None = None) -> list[Submission]:
+        """A student's submissions (of ``assignment``, when given), newest first."""
+        if assignment is None:
+            return [_row(row) for row in self._query(
+                f"SELECT {_COLUMNS} FROM submissions WHERE student = ? ORDER BY id DESC",
+                (student,))]
         return [_row(row) for row in self._query(
-            f"SELECT {_COLUMNS} FROM submissions WHERE student = ? ORDER BY id DESC",
-            (student,))]
+            f"SELECT {_COLUMNS} FROM submissions WHERE student = ? AND assignment = ? "
+            "ORDER BY id DESC", (student, assignment))]
 
     def in_flight(self, student: str) -> Submission | None:
         """The student's submission that is queued or running, if any."""
@@ -511,6 +523,11 @@ class Store:
                        (worker, utc_now(), config, row["id"]))
             number = row["id"]
         return self.submission(number)
+
+    def set_config_label(self, submission_id: int, config: str) -> None:
+        """What a claimed submission is graded under (the queue's label), for the pages."""
+        with self._transaction() as db:
+            db.execute("UPDATE submissions SET config = ? WHERE id = ?", (config, submission_id))
 
     def finish(self, submission_id: int, *, score: float | None, max_score: float | None,
                results_json: str | None, report_text: str, seconds: float,

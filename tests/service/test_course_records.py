@@ -115,7 +115,9 @@ def test_an_extension_makes_a_hand_in_after_the_course_deadline_on_time(tmp_path
     answer = course.api().put("/api/students/alice/deadline", json={"deadline": own})
     assert answer.status_code == 200, answer.text
     # No late deadline given: the course's 3-day late window, moved with hers.
-    assert answer.json() == {"student_id": "alice", "own": True, "deadline": own,
+    # For the course's only assignment (the minimax: the request named none).
+    assert answer.json() == {"student_id": "alice", "assignment": "minimax", "own": True,
+                             "deadline": own,
                              "late_deadline": format_time(NOW + timedelta(days=6))}
     for who in ("alice", "bob"):
         sent = course.api(who).post("/api/submissions",

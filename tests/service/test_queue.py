@@ -5,6 +5,8 @@ slot a sleeping grade lends, a stop, the student's name and a new configuration.
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import threading
 import time
@@ -254,7 +256,8 @@ def test_reconfigure_grades_new_submissions_under_the_new_options(
         assert wait_until(lambda: course.submission(number).status == "done")
     finally:
         queue.stop()
-    assert fake.calls["b"]["options"] == grading
+    # Graded as the course's assignment (the minimax: it holds no other), under the options.
+    assert fake.calls["b"]["options"] == dataclasses.replace(grading, assignment="minimax")
     assert course.submission(number).config == queue.label
 
 

@@ -1,0 +1,226 @@
+"""The course's assignments: which of the grader's assignments it holds, in which order, which
+are open, and the settings each has of its own (its dates, its configuration).
+
+A course holds one or more of the assignments the grader knows (``grader.assignments``:
+``minimax``, ``montecarlo``, or an instructor's own), each by that name. An assignment's
+setting it does not have of its own is the course's: the course's deadline is every
+assignment's deadline until one is given its own. Every change is a row of the course's
+change log (kind "assignment").
+
+    add(store, "montecarlo", who="instructor")          # CourseAssignment(...), open
+    update(store, "minimax", who="instructor", opened=False)
+    listing(store)                                       # in the course's order
+    for_hand_in(store, asked=None, source=text)          # which one a file is handed in for
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grader.assignments import AssignmentError, get as get_assignment, recognise
+from grader.service import record_queries
+from grader.service.storage import Store
+from grader.service.times import utc_now
+from grader.suite.config import Config, ConfigError
+
+KIND = "assignment"              # its rows' kind in the change log
+DEFAULT = "minimax"              # what a course grades before it holds any assignment
+OWN_KEYS = ("deadline", "late_deadline", "late_penalty", "choice", "config_file")
+
+
+class AssignmentRefused(ValueError):
+    """An assignment that cannot be used as asked; the message says which ones can."""
+
+
+@dataclass(frozen=True)
+class CourseAssignment:
+    """One assignment of the course.
+
+    >>> CourseAssignment("montecarlo", "Monte Carlo Tic-Tac-Toe", 2).json()["name"]
+    'montecarlo'
+    """
+
+    name: str
+    title: str
+    position: int
+    opened: bool = True
+
+    def json(self) -> dict[str, Any]:
+        return {"name": self.name, "title": self.title, "position": self.position,
+                "open": self.opened}
+
+
+def _from(row: Any) -> CourseAssignment:
+    return CourseAssignment(row["name"], row["title"], int(row["position"]), bool(row["open"]))
+
+
+def listing(store: Store) -> list[CourseAssignment]:
+    """The course's assignments, in its order: a course that holds none yet holds the
+    minimax (until one is added)."""
+    rows = store.database.query("SELECT * FROM assignments ORDER BY position, name")
+    return [_from(row) for row in rows] or [CourseAssignment(
+        DEFAULT, get_assignment(DEFAULT).title, 1)]
+
+
+def names(store: Store) -> list[str]:
+    return [one.name for one in listing(store)]
+
+
+def first(store: Store) -> CourseAssignment:
+    """The course's first assignment: where a hand-in goes when nothing says otherwise."""
+    return listing(store)[0]
+
+
+def find(store: Store, name: str | None) -> CourseAssignment | None:
+    """The course's assignment of that name (None: the course has none such)."""
+    return next((one for one in listing(store) if one.name == name), None)
+
+
+def chosen(store: Store, name: str | None) -> CourseAssignment:
+    """The assignment ``name`` names (the first when None); AssignmentRefused naming the
+    course's when it holds none of that name."""
+    if not name:
+        return first(store)
+    found = find(store, name)
+    if found is None:
+        raise AssignmentRefused(f"this course has no assignment {str(name)[:40]!r}; its "
+                                f"assignments are: {', '.join(names(store))}")
+    return found
+
+
+def add(store: Store, name: str, *, who: str, title: str | None = None,
+        opened: bool = True) -> CourseAssignment:
+    """Add one of the grader's assignments to the course, last in its order.
+    AssignmentRefused when the grader knows no such assignment or the course has it."""
+    try:
+        known = get_assignment(name)
+    except AssignmentError as problem:
+        raise AssignmentRefused(str(problem)) from None
+    shown = (title or known.title).strip()[:100] or known.title
+    with store.database.transaction() as db:
+        if db.execute("SELECT 1 FROM assignments WHERE name = ?", (name,)).fetchone():
+            raise AssignmentRefused(f"the course has the assignment {name} already")
+        empty = db.execute("SELECT 1 FROM assignments LIMIT 1").fetchone() is None
+        if empty and name != DEFAULT and db.execute(
+                "SELECT 1 FROM submissions WHERE assignment = ? LIMIT 1",
+                (DEFAULT,)).fetchone() is not None:
+            # The course graded the minimax before it held any: it keeps it, first.
+            db.execute("INSERT INTO assignments VALUES (?, ?, 1, 1, ?, ?)",
+                       (DEFAULT, get_assignment(DEFAULT).title, utc_now(), who))
+        last = db.execute("SELECT COALESCE(MAX(position), 0) AS p FROM assignments").fetchone()
+        db.execute("INSERT INTO assignments VALUES (?, ?, ?, ?, ?, ?)",
+                   (name, shown, int(last["p"]) + 1, int(opened), utc_now(), who))
+        record_queries.log_in(db, who, KIND, name, None, {"title": shown, "open": opened})
+    found = find(store, name)
+    assert found is not None
+    return found
+
+
+def update(store: Store, name: str, *, who: str, opened: bool | None = None,
+           position: int | None = None, title: str | None = None) -> CourseAssignment:
+    """Open or close an assignment, move it to ``position`` (1 first), or rename it for
+    people. AssignmentRefused when the course has no such assignment."""
+    current = chosen(store, name)
+    with store.database.transaction() as db:
+        before = current.json()
+        if opened is not None:
+            db.execute("UPDATE assignments SET open = ? WHERE name = ?", (int(opened), name))
+        if title is not None and title.strip():
+            db.execute("UPDATE assignments SET title = ? WHERE name = ?",
+                       (title.strip()[:100], name))
+        if position is not None:
+            order = [row["name"] for row in db.execute(
+                "SELECT name FROM assignments ORDER BY position, name") if row["name"] != name]
+            order.insert(max(0, min(position - 1, len(order))), name)
+            for index, each in enumerate(order, start=1):
+                db.execute("UPDATE assignments SET position = ? WHERE name = ?", (index, each))
+        after = _from(db.execute("SELECT * FROM assignments WHERE name = ?",
+                                 (name,)).fetchone()).json()
+        if after != before:
+            record_queries.log_in(db, who, KIND, name, before, after)
+    return chosen(store, name)
+
+
+def own_settings(store: Store, name: str) -> dict[str, str]:
+    """The settings ``name`` has of its own (its dates, its configuration)."""
+    return {row["key"]: row["value"] for row in store.database.query(
+        "SELECT key, value FROM assignment_settings WHERE assignment = ?", (name,))}
+
+
+def settings_of(store: Store, name: str | None) -> dict[str, str]:
+    """The course's settings as ``name`` sees them: its own over the course's (the course's
+    alone when ``name`` is None). The configuration is :func:`config_of`'s business."""
+    course = store.settings()
+    if name is None:
+        return course
+    return {**course, **own_settings(store, name)}
+
+
+def config_of(store: Store, name: str, course_config: Path | None) -> Path | None:
+    """The configuration ``name`` is graded under: its own, else the course's
+    (``course_config``) when that one fits its rubric, else its defaults (None)."""
+    own = own_settings(store, name).get("config_file")
+    if own:
+        return Path(own)
+    if course_config is not None and _fits(str(course_config), name):
+        return course_config
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _fits(path: str, name: str) -> bool:
+    """Whether the configuration file at ``path`` is one for ``name``'s rubric."""
+    try:
+        Config.load(Path(path), assignment=name)
+    except ConfigError:
+        return False
+    return True
+
+
+def set_own(db: Any, name: str, key: str, value: str | None) -> None:
+    """Set (or, with None, remove) one of ``name``'s own settings, in ``db``'s transaction."""
+    if key not in OWN_KEYS:
+        raise ValueError(f"an assignment has no setting {key!r}")
+    if value is None:
+        db.execute("DELETE FROM assignment_settings WHERE assignment = ? AND key = ?",
+                   (name, key))
+    else:
+        db.execute("INSERT INTO assignment_settings VALUES (?, ?, ?) ON CONFLICT (assignment, "
+                   "key) DO UPDATE SET value = excluded.value", (name, key, value))
+
+
+def for_hand_in(store: Store, asked: str | None, source: str) -> CourseAssignment:
+    """The assignment a hand-in is for: the one asked (it must be the course's and open),
+    else the one whose functions the file defines (if the course has it open), else the
+    course's only open one. AssignmentRefused says which to choose when none of these holds.
+
+    A closed assignment takes no hand-in."""
+    open_ones = [one for one in listing(store) if one.opened]
+    if asked:
+        found = chosen(store, asked)
+        if not found.opened:
+            raise AssignmentRefused(f"the assignment {found.title} ({found.name}) is closed: "
+                                    "it takes no hand-ins now"
+                                    + _open_list(open_ones))
+        return found
+    if not open_ones:
+        raise AssignmentRefused("no assignment of this course takes hand-ins now")
+    if len(open_ones) == 1:
+        return open_ones[0]
+    recognised = recognise(source)
+    match = next((one for one in open_ones if recognised is not None
+                  and one.name == recognised.name), None)
+    if match is not None:
+        return match
+    raise AssignmentRefused("say which assignment this hand-in is for (the file defines none "
+                            "of their functions)" + _open_list(open_ones))
+
+
+def _open_list(open_ones: list[CourseAssignment]) -> str:
+    if not open_ones:
+        return ""
+    return "; open now: " + ", ".join(f"{one.title} ({one.name})" for one in open_ones)
+
