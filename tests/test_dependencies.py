@@ -83,10 +83,14 @@ def _guarded(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
 
 def imports(package: str) -> list[Import]:
     """The third-party imports of ``package`` (stdlib, our own packages and a folder's
-    sibling modules, as the sandbox's stdlib-only worker imports them, left out)."""
+    sibling modules, as the sandbox's stdlib-only worker imports them, left out; so are the
+    assignments' known-answer submissions, students' files that import the course's
+    modules)."""
     found = []
     local = set(PACKAGES) | {"__future__"}
     for path in sorted((ROOT / package).rglob("*.py")):
+        if "submissions" in path.relative_to(ROOT).parts:
+            continue  # an assignment's known-answer files: students' code, run only sandboxed
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         parents = {child: parent for parent in ast.walk(tree)
                    for child in ast.iter_child_nodes(parent)}

@@ -56,6 +56,10 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     # The deployment guide shows the tested files themselves, not copies of them.
     caddy = (site / "deploy" / "caddy" / "index.html").read_text(encoding="utf-8")
     assert "reverse_proxy" in caddy and "grader.example.org" in caddy
+    # The guide to an assignment of one's own shows the example package that
+    # tests/test_own_assignment.py installs and grades.
+    guide = (site / "maintainers" / "assignments" / "index.html").read_text(encoding="utf-8")
+    assert "ttt_winner:assignment" in guide and "test_diagonals" in guide
 
 
 def test_every_relative_link_in_the_readme_resolves() -> None:

@@ -12,12 +12,13 @@ import provided
 import student
 
 # Not run here: the worker imports its neighbours as top-level modules inside the sandbox
-# (the sandbox tests exercise it where it lives); a __main__ runs its command on import.
+# (the sandbox tests exercise it where it lives); a __main__ runs its command on import; an
+# assignment's hidden checks (test_*.py) run only inside a grade, with their markers.
 SKIP = {"grader.sandbox.inside.worker"}
 MODULES = sorted(info.name for package in (grader, provided, student)
                  for info in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
                  if info.name not in SKIP and not info.name.endswith("__main__")
-                 and not info.name.startswith("grader.suite.test_"))
+                 and not info.name.rpartition(".")[2].startswith("test_"))
 
 
 def test_every_room_is_there():

@@ -22,7 +22,7 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from grader.assignments import AssignmentError, choose
+from grader.assignments import AssignmentError, choose, problems
 from grader.assignments.registry import DEFAULT as DEFAULT_ASSIGNMENT
 from grader.suite import config as config_file
 from grader.suite import engine, report, results_json, table, writers
@@ -88,7 +88,9 @@ def options_from(args: argparse.Namespace, student_id: str,
     except AssignmentError as problem:
         raise config_file.ConfigError(str(problem)) from None
     config = config_file.Config.load(args.config, args.checks, assignment.name)
-    for warning in config.warnings:
+    # An installed assignment that failed to load costs no student anything; the staff
+    # running the grader are told which and why.
+    for warning in (*problems(), *config.warnings):
         print(f"python -m grader: warning: {warning}", file=sys.stderr)
     note = "" if assignment.name == DEFAULT_ASSIGNMENT and "recognised" in how \
         else f"{assignment.title} ({assignment.name}), {how}"

@@ -28,4 +28,5 @@ assignment = Assignment(
     prepare=_prepare,
     template=_ROOT / "student" / "mm_player.py",
     docs="students/index.md",
+    known_answers=Path(__file__).resolve().parent / "submissions",
 )

@@ -31,4 +31,5 @@ assignment = Assignment(
     template=_ROOT / "student" / "mc_player.py",
     constants=("NTRIALS", "SCORE_CURRENT", "SCORE_OTHER"),
     docs="students/montecarlo.md",
+    known_answers=_HERE / "submissions",
 )

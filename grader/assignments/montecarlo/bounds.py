@@ -17,7 +17,8 @@ computes it, exactly where it can and by a proven bound where it cannot:
   bounds the chance of not choosing ``w`` (ties counted as failures).
 
 :func:`trials_for` picks the fewest trials (from ``STEPS``) for which that bound is at most
-``PER_CHECK``; the docs' table (docs/students/montecarlo.md) is this module's output.
+``PER_CHECK``; the docs' table (docs/instructors/montecarlo.md) is this module's output
+(tests/test_docs_montecarlo.py recomputes it).
 
 >>> from provided.board import EMPTY as E, PLAYERO as O, PLAYERX as X
 >>> grid = [[X, X, E], [O, O, E], [E, E, E]]
