@@ -66,7 +66,7 @@ def test_the_example_is_graded_as_its_known_answers_say(site: Path, tmp_path: Pa
             report, _, results = grade(submissions / name, tmp_path / f"{name}.json", site,
                                        *more)
             assert (results["score"], items(results)) == (want["score"], want["items"])
-            how = "as asked" if more else "recognised from the functions it defines"
+            how = "as the grader was told" if more else "recognised from the functions it defines"
             assert f"Assignment: Who won? (Tic-Tac-Toe) (winner), {how}" in report
             reports[name] = report
     assert expected["correct.py"]["score"] == 100

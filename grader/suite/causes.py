@@ -13,6 +13,7 @@ writes the paragraph that opens the report (``lines``). Nothing here prints.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
 
@@ -32,6 +33,9 @@ def wrap(text: str, indent: str = "") -> list[str]:
     """
     return textwrap.wrap(text, WIDTH, initial_indent=indent, subsequent_indent=indent,
                          break_on_hyphens=False, break_long_words=False)
+
+
+NOT_STUDENT = {"seed", "TTTBoard", "print"}   # what else a call's line may call
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,20 @@ class BoardCause:
     calls: frozenset[str]
     elsewhere: frozenset[str]
 
+    @property
+    def function(self) -> str:
+        """The student's function whose calls changed the board (named by the calls).
+
+        >>> BoardCause(ItemResult("x", 1.0), 1, frozenset({"random.seed(3); mc_move(b)"}),
+        ...            frozenset()).function
+        'mc_move'
+        """
+        for call in sorted(self.calls):
+            for name in re.findall(r"\b([A-Za-z_]\w*)\(", call):
+                if name not in NOT_STUDENT:
+                    return name
+        return "mm_move"
+
     def covers(self, item: ItemResult) -> int:
         """How many of ``item``'s judged failures were on calls that changed the board."""
         return sum(1 for failure in item.failures
@@ -71,7 +89,7 @@ class BoardCause:
         """The paragraph that opens the report: the cause, what to do, and the counts."""
         others = [item for item in result.items
                   if item is not self.item and not item_passed(result, item) and item.failed]
-        what = (f"mm_move changes the board it is given (on {self.changed} of "
+        what = (f"{self.function} changes the board it is given (on {self.changed} of "
                 f"{self.item.total} calls)")
         counts = [f"{item.name} {self.covers(item)} of {item.failed}" for item in others
                   if self.covers(item)]
