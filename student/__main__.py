@@ -134,11 +134,12 @@ def check_parser() -> argparse.ArgumentParser:
             "  %(prog)s --no-speed          the public checks only\n"
             "  %(prog)s student/mc_player.py\n"
             "                              the Monte Carlo player's checks (a file\n"
-            "                              that defines mc_move or mc_trial)"),
+            "                              that defines mc_move or mc_trial), then\n"
+            "                              mc_move's speed with the grader's limits"),
         epilog=(
-            "exit status: 0 all checks passed and mm_move is within the grader's time\n"
-            "limits; 1 some failed, mm_move is too slow, or it could not be checked;\n"
-            "2 bad options. The grader asks many more positions: passing these does not\n"
+            "exit status: 0 all checks passed and mm_move (or mc_move) is within the\n"
+            "grader's time limits; 1 some failed, it is too slow, or it could not be\n"
+            "checked; 2 bad options. The grader asks many more positions: passing these does not\n"
             "guarantee full marks."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, default=None, metavar="PATH",
