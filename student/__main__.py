@@ -139,8 +139,8 @@ def check_parser() -> argparse.ArgumentParser:
         epilog=(
             "exit status: 0 all checks passed and mm_move (or mc_move) is within the\n"
             "grader's time limits; 1 some failed, it is too slow, or it could not be\n"
-            "checked; 2 bad options. The grader asks many more positions: passing these does not\n"
-            "guarantee full marks."),
+            "checked; 2 bad options. The grader asks many more positions: passing\n"
+            "these does not guarantee full marks."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, default=None, metavar="PATH",
                         help="the file that defines mm_move (default: student/mm_player.py; "
