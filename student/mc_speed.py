@@ -13,8 +13,8 @@ here, and each call gets one line:
 then ``within the grader's limits, with margin``, or what is too slow and what to look for.
 As in the grader, a call is measured once, and stopped when it reaches its limit.
 
->>> [call.describe() for call in SPEED_CALLS]
-['mc_move with 1,000 trials on the empty 3x3 board', 'mc_move with 100 trials on the empty 4x4 board']
+>>> SPEED_CALLS[1].describe()
+'mc_move with 100 trials on the empty 4x4 board'
 >>> round(SPEED_CALLS[0].limit(Calibration(4e-6)), 2)      # 5 x 30,000 nodes x 4 us + 0.44 s
 1.04
 """
@@ -153,9 +153,10 @@ def summary(results: list[Timed]) -> list[str]:
     """A line per call, then the verdict: within the limits (and the margin), too slow and
     what to look for, or not judged.
 
-    >>> call = SPEED_CALLS[0]
-    >>> summary([Timed(call, WITHIN, 0.1, 1.0)])[-1]
-    "within the grader's limits, with margin (on 3x3 boards the grader gives mc_move 100 trials a move in its games and up to 10,000 in its checks, on 4x4 boards 10; its limits grow with the trials)"
+    >>> for line in summary([Timed(SPEED_CALLS[0], WITHIN, 0.1, 1.0)]):  # doctest: +ELLIPSIS
+    ...     print(line)
+    mc_move with 1,000 trials on the empty 3x3 board: 0.10 s where ... is 1.00 s (10%)
+    within the grader's limits, with margin (on 3x3 boards the grader gives mc_move 100 ...
     """
     lines = [timed.line() for timed in results]
     slow = [timed for timed in results if timed.status == TOO_SLOW]
