@@ -20,6 +20,46 @@ from provided.board import DRAW, EMPTY, NAMES, PLAYERO, PLAYERX, TTTBoard, switc
 Grid = list  # a list of rows, each a list of cell values (or of scores)
 Move = tuple  # (row, col)
 
+# How long a call may take (the grader's limits, and ``python -m student check``'s speed
+# part, which says what the grader would say): a trial costs about as much as a few nodes
+# of the reference search (a plain minimax on a board written like the course's original,
+# timed on the machine) per square it may fill.
+TRIAL_NODES = 3
+"""Reference nodes a trial may spend per square it may fill."""
+FACTOR = 5.0
+"""A call may take this many times what its work costs the reference (the Monte Carlo
+assignment's default ``[time] factor``, grader/assignments/montecarlo/default.cfg)."""
+SMALL = 0.2
+"""Every call may also take this many reference searches of the empty 3x3 board (the
+default ``[time] small``): a quick call is never judged on its time, only a stuck one."""
+SPEED_HINT = ("Look for repeated work: a trial needs one copy of the board (board.clone()), "
+              "not one per move, and a finished game needs no more moves.")
+
+
+def call_limit(trials: int, empties: int, per_node: float, empty_board_seconds: float,
+               factor: float = FACTOR, small: float = SMALL) -> float:
+    """The CPU seconds a call with ``trials`` trials on a board with ``empties`` empty
+    squares may take: ``factor`` times its work in reference nodes (``TRIAL_NODES`` per
+    square a trial may fill, the empty ones and one more, per trial), each costing
+    ``per_node`` seconds, plus ``small`` times the reference's ``empty_board_seconds``.
+
+    >>> round(call_limit(1000, 9, per_node=4e-6, empty_board_seconds=2.2), 2)  # 0.6 + 0.44
+    1.04
+    """
+    work = trials * TRIAL_NODES * (empties + 1) * per_node
+    return factor * work + small * empty_board_seconds
+
+
+def limit_rule(factor: float = FACTOR, small: float = SMALL) -> str:
+    """The rule of :func:`call_limit` in words, for reports and timeout messages.
+
+    >>> limit_rule()[:40]
+    'a call may take 5 times what its work co'
+    """
+    return (f"a call may take {factor:g} times what its work costs a plain minimax's search "
+            f"on this machine ({TRIAL_NODES} nodes per square a trial may fill, per trial), "
+            f"plus {small:g} times that minimax's time for the empty 3x3 board.")
+
 
 def winner_of(grid: Grid, reverse: bool = False) -> int | None:
     """``check_win`` of the board ``grid`` (PLAYERX, PLAYERO, DRAW, or None: not over).
@@ -123,5 +163,6 @@ def _could_end_last(after: Grid, before: Grid, last: int, reverse: bool) -> bool
     return False
 
 
-__all__ = ["expected_scores", "best_moves", "trial_problem", "winner_of",
+__all__ = ["expected_scores", "best_moves", "trial_problem", "winner_of", "call_limit",
+           "limit_rule", "TRIAL_NODES", "FACTOR", "SMALL", "SPEED_HINT",
            "PLAYERX", "PLAYERO", "EMPTY", "DRAW"]

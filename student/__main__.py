@@ -32,8 +32,8 @@ from student.checks import (CHECKS, TIMEOUT, Limits, NotWrittenError, Reply, Sub
 from student.output import CheckOutput, paused_note
 from student.players import MC_PLAYER, STUDENT_PLAYER, not_written_message, ntrials_of
 from student.runner import LoadFailure, read_and_compile
-from student.speed import (NO_ANSWER, STUCK, TOO_SLOW, Calibration, Yardstick, YardstickError,
-                           judge_speed, summary)
+from student.speed import (NO_ANSWER, STUCK, TOO_SLOW, Calibration, SpeedProgress, Yardstick,
+                           YardstickError, judge_speed, summary, yardstick_sentence)
 from student.tiers import FACTOR, TIERS, Tier
 from student.yardstick import pick_cpu
 
@@ -134,12 +134,13 @@ def check_parser() -> argparse.ArgumentParser:
             "  %(prog)s --no-speed          the public checks only\n"
             "  %(prog)s student/mc_player.py\n"
             "                              the Monte Carlo player's checks (a file\n"
-            "                              that defines mc_move or mc_trial)"),
+            "                              that defines mc_move or mc_trial), then\n"
+            "                              mc_move's speed with the grader's limits"),
         epilog=(
-            "exit status: 0 all checks passed and mm_move is within the grader's time\n"
-            "limits; 1 some failed, mm_move is too slow, or it could not be checked;\n"
-            "2 bad options. The grader asks many more positions: passing these does not\n"
-            "guarantee full marks."),
+            "exit status: 0 all checks passed and mm_move (or mc_move) is within the\n"
+            "grader's time limits; 1 some failed, it is too slow, or it could not be\n"
+            "checked; 2 bad options. The grader asks many more positions: passing\n"
+            "these does not guarantee full marks."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--file", type=Path, default=None, metavar="PATH",
                         help="the file that defines mm_move (default: student/mm_player.py; "
@@ -182,7 +183,8 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
         parser.error("argument --timeout: must be more than 0 seconds")
     if (args.assignment or assignment_of(path)) == MONTECARLO:
         from student.mc_check import check_montecarlo
-        return check_montecarlo(path, args.timeout, stdout, _shown_path(path))
+        return check_montecarlo(path, args.timeout, stdout, _shown_path(path), args.speed,
+                                stderr)
     shown = _shown_path(path)
     then = ", then its speed as the grader judges it" if args.speed else ""
     print(f"Checking mm_move in {shown}: {len(CHECKS)} checks{then}.", file=stdout)
@@ -239,50 +241,6 @@ def assignment_of(path: Path) -> str:
     return MINIMAX
 
 
-class SpeedProgress:
-    """What the check is timing now, on ``stream`` (stderr): the verdicts stay on stdout.
-
-    In a terminal, one line rewritten in place and cleared when the timing is done; else (a
-    log, CI, a test) a line per step, so a long run shows where it is without noise.
-
-    >>> import io
-    >>> log = io.StringIO()
-    >>> progress = SpeedProgress(log)
-    >>> progress("3x3, 7 empty squares (4 of 19)")
-    >>> progress.clear()
-    >>> log.getvalue()
-    'speed: timing 3x3, 7 empty squares (4 of 19)\\n'
-    """
-
-    def __init__(self, stream: TextIO) -> None:
-        self.stream = stream
-        try:
-            self.live = stream.isatty()
-        except (AttributeError, ValueError):   # a closed or unusual stream: plain lines
-            self.live = False
-        self.shown = False   # a line in place is on the terminal now
-
-    def __call__(self, text: str, step: bool = True) -> None:
-        """Say that ``text`` is timed now; ``step=False``: only in a terminal (a wait that
-        is not a step of the speed checks, such as timing the yardstick)."""
-        if not self.live and not step:
-            return
-        if self.live:
-            # \r then "erase to the end of the line": the shorter line leaves nothing behind.
-            self.stream.write(f"\r\x1b[K  timing {text} ...")
-            self.shown = True
-        else:
-            self.stream.write(f"speed: timing {text}\n")
-        self.stream.flush()
-
-    def clear(self) -> None:
-        """Erase the line in place, before the verdicts are printed."""
-        if self.shown:
-            self.stream.write("\r\x1b[K")
-            self.stream.flush()
-            self.shown = False
-
-
 class _CheckRun(CheckOutput):
     """One run of ``python -m student check``: the public checks, then speed."""
 
@@ -318,9 +276,7 @@ class _CheckRun(CheckOutput):
             return
         self.progress.clear()
         calibration = self.calibration
-        self.say(f"The grader's yardstick here: a plain minimax on a board written like the "
-                 f"course's would search the empty 3x3 board in "
-                 f"{calibration.empty_board_seconds:.2f} s of CPU time. A call may take "
+        self.say(f"{yardstick_sentence(calibration)} A call may take "
                  f"{FACTOR:g} times its time on the hardest position with as many empty "
                  f"squares; on small positions, {calibration.small_limit:.2f} s.")
 

@@ -16,6 +16,9 @@ limit is measured again, each time between two timings of the yardstick on that 
 position, and two of three measurements decide; a call that does not return on a small
 position is stuck, and nothing more is asked.
 
+The yardstick, its calibration and the progress line serve the Monte Carlo player's speed
+part too (``student.mc_speed``).
+
 >>> calibration = Calibration(per_node_3x3=4e-6, ratio_4x4=1.5)
 >>> round(calibration.limit(TIERS[2]), 3)          # 5 x 9,400 nodes x 4 us
 0.188
@@ -32,7 +35,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, TextIO
 
 from student.checks import ANSWER, TIMEOUT, Reply
 from student.tiers import (EMPTY_BOARD_NODES, FACTOR, REFERENCE_3X3, REFERENCE_4X4, SMALL,
@@ -180,6 +183,50 @@ class Yardstick:
         return Calibration(per_node, ratio)
 
 
+class SpeedProgress:
+    """What the check is timing now, on ``stream`` (stderr): the verdicts stay on stdout.
+
+    In a terminal, one line rewritten in place and cleared when the timing is done; else (a
+    log, CI, a test) a line per step, so a long run shows where it is without noise.
+
+    >>> import io
+    >>> log = io.StringIO()
+    >>> progress = SpeedProgress(log)
+    >>> progress("3x3, 7 empty squares (4 of 19)")
+    >>> progress.clear()
+    >>> log.getvalue()
+    'speed: timing 3x3, 7 empty squares (4 of 19)\\n'
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        try:
+            self.live = stream.isatty()
+        except (AttributeError, ValueError):   # a closed or unusual stream: plain lines
+            self.live = False
+        self.shown = False   # a line in place is on the terminal now
+
+    def __call__(self, text: str, step: bool = True) -> None:
+        """Say that ``text`` is timed now; ``step=False``: only in a terminal (a wait that
+        is not a step of the speed checks, such as timing the yardstick)."""
+        if not self.live and not step:
+            return
+        if self.live:
+            # \r then "erase to the end of the line": the shorter line leaves nothing behind.
+            self.stream.write(f"\r\x1b[K  timing {text} ...")
+            self.shown = True
+        else:
+            self.stream.write(f"speed: timing {text}\n")
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Erase the line in place, before the verdicts are printed."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
 Ask = Callable[[Tier, float], Reply]   # (tier, CPU limit) -> the call's reply
 Progress = Callable[[str], None]       # told what is timed next, before it is
 
@@ -266,6 +313,17 @@ def _vote(ask: Ask, yardstick: Yardstick, tier: Tier, first: Measured,
     return first if first.status == winner else votes[winner][-1]
 
 
+def yardstick_sentence(calibration: Calibration) -> str:
+    """What the yardstick costs here, the unit of every limit, for either assignment.
+
+    >>> yardstick_sentence(Calibration(4e-6))[-55:]
+    'would search the empty 3x3 board in 2.20 s of CPU time.'
+    """
+    return ("The grader's yardstick here: a plain minimax on a board written like the "
+            f"course's would search the empty 3x3 board in "
+            f"{calibration.empty_board_seconds:.2f} s of CPU time.")
+
+
 def summary(results: list[Measured]) -> list[str]:
     """What to tell the student: within the limits (and the margin), or from which number
     of empty squares each size and mode is too slow, and what was not judged."""
@@ -294,7 +352,7 @@ def summary(results: list[Measured]) -> list[str]:
         which += f"; and {len(unanswered) - 3} more" if len(unanswered) > 3 else ""
         lines.append(f"not judged on {len(unanswered)} of the {len(results)} positions "
                      f"({which}): mm_move gave no answer "
-                     f"({_error_line(unanswered[0].message)}), and the grader gives a call "
+                     f"({error_line(unanswered[0].message)}), and the grader gives a call "
                      "with no answer no credit for time either")
     timed = [m for m in results if m.status == WITHIN]
     if timed and not slow and not stuck:
@@ -340,7 +398,7 @@ def seconds_text(seconds: float) -> str:
     return f"{seconds:.3f} s" if seconds < 0.1 else f"{seconds:.2f} s"
 
 
-def _error_line(text: str) -> str:
+def error_line(text: str) -> str:
     """The exception's own line, which ends a traceback (before any hint)."""
     lines = [line.strip() for line in text.strip().splitlines()
              if line.strip() and not line.startswith("This looks like Python 2:")]

@@ -24,11 +24,11 @@ from grader.judge.position import Position
 from grader.sandbox import Sandbox
 from grader.suite.config import Config
 from provided.board import NAMES
+# The limit's rule is shared with python -m student check, which says what the grader would
+# say about mc_move's time (the student package cannot import the grader).
+from provided.montecarlo import SPEED_HINT, call_limit, limit_rule
 
-TRIAL_NODES = 3        # reference nodes a trial may spend per square it may fill
 DEFAULT_CONSTANTS = {"SCORE_CURRENT": 1.0, "SCORE_OTHER": 1.0}
-SPEED_HINT = ("Look for repeated work: a trial needs one copy of the board (board.clone()), "
-              "not one per move, and a finished game needs no more moves.")
 
 
 def board_arg(position: Position) -> dict:
@@ -74,12 +74,13 @@ class MonteCarloClient(Caller):
 
     def limit(self, dim: int, trials: int, empties: int) -> float:
         """The CPU seconds a call may take: ``factor`` times the work asked, in reference
-        nodes, plus ``small`` reference searches of the empty board."""
+        nodes, plus ``small`` reference searches of the empty board
+        (``provided.montecarlo.call_limit``)."""
         calibration = self.sandbox.calibration
         assert calibration is not None   # a started sandbox has timed the reference
         policy = self.config.policy
-        work = trials * TRIAL_NODES * (empties + 1) * calibration.per_node(dim)
-        return policy.factor * work + policy.small * calibration.empty_board_seconds
+        return call_limit(trials, empties, calibration.per_node(dim),
+                          calibration.empty_board_seconds, policy.factor, policy.small)
 
     def ask(self, function: str, args: list[dict], code: str, label: str, position: Position,
             trials: int = 0) -> Call:
@@ -89,11 +90,7 @@ class MonteCarloClient(Caller):
         return self.call(function, args, code, label, limit, position.drawing())
 
     def describe_limits(self) -> str:
-        policy = self.config.policy
-        return (f"a call may take {policy.factor:g} times what its work costs a plain "
-                f"minimax's search on this machine ({TRIAL_NODES} nodes per square a trial "
-                f"may fill, per trial), plus {policy.small:g} times that minimax's time for "
-                "the empty 3x3 board.")
+        return limit_rule(self.config.policy.factor, self.config.policy.small)
 
 
 class MonteCarloSession(CallSession):
