@@ -7,6 +7,8 @@ course without the recognised assignment decides itself.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -34,6 +36,15 @@ def test_each_file_lands_on_its_own_assignment_with_its_report(serve, tmp_path: 
     instructor.headers["authorization"] = f"Bearer {server.instructor_token()}"
     held = instructor.get("/api/assignments").json()["assignments"]
     assert [one["name"] for one in held] == ["minimax", "montecarlo"]
+    # While it serves, a start that would add one is refused and says where to add it.
+    second = subprocess.run([sys.executable, "-m", "grader", "serve", "--data",
+                             str(server.data), "--assignment", "montecarlo", "--port", "0"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60,
+                            stdin=subprocess.DEVNULL)
+    assert second.returncode == 2
+    assert "one server serves a course folder" in second.stderr
+    assert "/instructor/assignments" in second.stderr
+    assert "POST /api/assignments" in second.stderr
     config = tmp_path / "ada.json"
 
     carlo = submit("--link", link(server, "ada"), "--file", str(MONTECARLO_FILE),
