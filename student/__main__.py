@@ -17,10 +17,8 @@ Play takes the same options as ``python -m provided`` (``python -m student --hel
 from __future__ import annotations
 
 import argparse
-import ast
 import dataclasses
 import os
-import re
 import sys
 from pathlib import Path
 from typing import Sequence, TextIO
@@ -31,6 +29,7 @@ from student.checks import (CHECKS, TIMEOUT, Limits, NotWrittenError, Reply, Sub
                             Verdict, call_mm_move, judge, run_check)
 from student.output import CheckOutput, paused_note
 from student.players import MC_PLAYER, STUDENT_PLAYER, not_written_message, ntrials_of
+from student.recognise import MINIMAX, MONTECARLO, assignment_of
 from student.runner import LoadFailure, read_and_compile
 from student.speed import (NO_ANSWER, STUCK, TOO_SLOW, Calibration, SpeedProgress, Yardstick,
                            YardstickError, judge_speed, summary, yardstick_sentence)
@@ -39,7 +38,6 @@ from student.yardstick import pick_cpu
 
 TEMPLATE = Path(__file__).resolve().with_name("mm_player.py")
 MC_TEMPLATE = TEMPLATE.with_name("mc_player.py")
-MINIMAX, MONTECARLO = "minimax", "montecarlo"   # the assignments' names (scripts use them)
 
 PLAY = console.ConsoleConfig(
     prog="python -m student",
@@ -215,30 +213,6 @@ def check_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = Non
         if run.failed:
             print(_how_to_reproduce(path), file=stdout)
     return run.finish(args.speed)
-
-
-def assignment_of(path: Path) -> str:
-    """Which assignment a file is for, from the functions it defines (read, never run):
-    ``mm_move`` is the minimax; else ``mc_move`` or ``mc_trial`` the Monte Carlo player;
-    anything else (or a file that cannot be read) the minimax, as before there were two.
-
-    >>> assignment_of(MC_TEMPLATE), assignment_of(TEMPLATE)
-    ('montecarlo', 'minimax')
-    """
-    try:
-        source = path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return MINIMAX
-    try:
-        names = {node.name for node in ast.parse(source).body
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    except (SyntaxError, ValueError):   # Python 2, say: its def lines still name them
-        names = set(re.findall(r"^def\s+(\w+)\s*\(", source, flags=re.MULTILINE))
-    if "mm_move" in names:
-        return MINIMAX
-    if names & {"mc_move", "mc_trial"}:
-        return MONTECARLO
-    return MINIMAX
 
 
 class _CheckRun(CheckOutput):

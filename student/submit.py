@@ -1,13 +1,18 @@
-"""``python -m student submit``: hand in mm_player.py to the course's submission page.
+"""``python -m student submit``: hand in mm_player.py (or mc_player.py) to the course's page.
 
     python -m student submit --link http://HOST:PORT/s/TOKEN    the first time
     python -m student submit                                    every time after
     python -m student submit --file ~/hw/mm_player.py
+    python -m student submit --file student/mc_player.py       # the Monte Carlo player
+    python -m student submit --assignment montecarlo           # said outright
 
 Like okpy's ``--submit``: the personal link the instructor sent is kept beside the
 handout (``student/.ttt-submit.json``, readable by you only), the file is handed in
 through the page's JSON API, and the command waits while it is graded (its place
 in the queue, then each rubric item as it finishes), then prints the report.
+The file is handed in for the assignment ``--assignment`` names, else the one its
+functions say (as ``python -m student check`` recognises it); a course that has no
+assignment of that name decides itself (its only open one, say).
 Standard library only: the handout installs nothing.
 
 Exit status: 0 graded (whatever the score); 1 the server refused it (the message
@@ -37,7 +42,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
+from student.recognise import MONTECARLO, assignment_of
+
 HANDOUT_PLAYER = Path(__file__).resolve().with_name("mm_player.py")
+HANDOUT_MC_PLAYER = HANDOUT_PLAYER.with_name("mc_player.py")
 CONFIG = HANDOUT_PLAYER.with_name(".ttt-submit.json")   # a dot file: handouts skip it
 EXIT_GRADED, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 HTTP_TIMEOUT = 30.0        # seconds for one request; grading itself is waited for by polling
@@ -48,6 +56,9 @@ HOW_TO_GET_A_LINK = (
     "like http://HOST:PORT/s/TOKEN (the one that opens the page in a browser). Give it once:\n"
     "    python3 -m student submit --link http://HOST:PORT/s/TOKEN\n"
     "It is kept in {config} (readable by you only) for the next times.")
+# How the server begins its refusal of an assignment the course does not hold (it then lists
+# the course's): the file's recognised assignment is then left for the server to decide.
+NOT_THE_COURSES = "this course has no assignment "
 _LINK = re.compile(r"^(?P<base>https?://[^/?#\s]+(?:/[^?#\s]*?)?)/s/(?P<token>[A-Za-z0-9_.~-]+)/?$")
 
 
@@ -118,7 +129,8 @@ class Link:
 
 @dataclass(frozen=True)
 class Received:
-    """What the server committed before saying "received"."""
+    """What the server committed before saying "received"; ``assignment``: the one it is
+    for ("" from a server that does not say)."""
 
     id: int
     status: str
@@ -126,6 +138,7 @@ class Received:
     size: int
     sha256: str
     queue_position: int | None
+    assignment: str = ""
 
 
 def load_link(config: Path = CONFIG) -> Link | None:
@@ -189,13 +202,23 @@ def local_time(stamp: str, now: datetime | None = None) -> str:
     return f"{here:%a} {here.day} {here:%b}{year} {here:%H:%M} (your time)"
 
 
-def _multipart(field: str, filename: str, data: bytes) -> tuple[bytes, str]:
-    """A multipart/form-data body with one file (urllib has no encoder for it)."""
+def _multipart(field: str, filename: str, data: bytes,
+               fields: dict[str, str] | None = None) -> tuple[bytes, str]:
+    """A multipart/form-data body with one file and text ``fields`` (urllib has no encoder
+    for it).
+
+    >>> body, kind = _multipart("file", "a.py", b"x = 1", {"assignment": "minimax"})
+    >>> body.count(b'name="assignment"'), body.count(b'filename="a.py"'), kind[:19]
+    (1, 1, 'multipart/form-data')
+    """
     boundary = f"ttt-{uuid.uuid4().hex}"
+    parts = [f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
+             f"{value}\r\n".encode() for name, value in (fields or {}).items()]
     quoted = filename.replace("\\", "\\\\").replace('"', '\\"')
     head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; "
             f"filename=\"{quoted}\"\r\nContent-Type: text/x-python\r\n\r\n").encode()
-    return head + data + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
+    return (b"".join(parts) + head + data + f"\r\n--{boundary}--\r\n".encode(),
+            f"multipart/form-data; boundary={boundary}")
 
 
 def _request(link: Link, path: str, body: bytes | None = None,
@@ -237,16 +260,33 @@ def _refusal(error: urllib.error.HTTPError) -> Refused:
     return Refused(error.code, message, retry_after)
 
 
-def hand_in(link: Link, path: Path) -> Received:
-    """Send ``path``'s bytes; return what the server says it committed."""
-    body, content_type = _multipart("file", path.name, path.read_bytes())
+def hand_in(link: Link, path: Path, assignment: str | None = None) -> Received:
+    """Send ``path``'s bytes for ``assignment`` (None: the server decides which); return what
+    the server says it committed."""
+    body, content_type = _multipart("file", path.name, path.read_bytes(),
+                                    {"assignment": assignment} if assignment else None)
     data = _request(link, "/api/submissions", body, content_type)
     try:
         return Received(int(data["id"]), str(data["status"]), str(data.get("received_at", "")),
                         int(data.get("size", -1)), str(data.get("sha256", "")),
-                        data.get("queue_position"))
+                        data.get("queue_position"), str(data.get("assignment") or ""))
     except (KeyError, TypeError, ValueError):
         raise SubmitError(f"The server's answer has no submission id: {data!r}") from None
+
+
+def hand_in_for(link: Link, path: Path, asked: str | None) -> Received:
+    """Hand in ``path`` for the assignment ``asked`` (``--assignment``: the server's refusal
+    stands), else for the one its functions say; when the course has no assignment of that
+    name, once more without one, so that the server decides (its only open assignment, say).
+    """
+    if asked:
+        return hand_in(link, path, asked)
+    try:
+        return hand_in(link, path, assignment_of(path))
+    except Refused as refusal:
+        if refusal.status != 400 or not refusal.message.startswith(NOT_THE_COURSES):
+            raise
+    return hand_in(link, path, None)
 
 
 def status(link: Link, submission_id: int) -> dict[str, Any]:
@@ -363,21 +403,31 @@ def submit_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m student submit",
         description=(
-            "Hand in your mm_player.py to the course's submission page, wait while it is\n"
-            "graded, and print the report and the score. The first time, give the personal\n"
-            "link your instructor sent; it is kept for the next times.\n\n"
+            "Hand in your mm_player.py (or mc_player.py) to the course's submission page,\n"
+            "for its assignment, wait while it is graded, and print the report and the\n"
+            "score. The first time, give the personal link your instructor sent; it is kept\n"
+            "for the next times.\n\n"
             "examples:\n"
             "  %(prog)s --link http://HOST:PORT/s/TOKEN     the first time\n"
             "  %(prog)s                                     every time after\n"
-            "  %(prog)s --file ~/hw/mm_player.py"),
+            "  %(prog)s --file ~/hw/mm_player.py\n"
+            "  %(prog)s --file student/mc_player.py         the Monte Carlo player\n"
+            "  %(prog)s --assignment montecarlo             student/mc_player.py, said so"),
         epilog=(
             "exit status: 0 graded (whatever the score); 1 refused by the server (the\n"
             "message says why), not reachable, or not graded; 2 usage errors; 130 Ctrl-C."),
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--link", metavar="URL",
                         help="your personal link, http://HOST:PORT/s/TOKEN (kept for next times)")
-    parser.add_argument("--file", type=Path, default=HANDOUT_PLAYER, metavar="PATH",
-                        help="the file to hand in (default: student/mm_player.py)")
+    parser.add_argument("--file", type=Path, default=None, metavar="PATH",
+                        help="the file to hand in (default: student/mm_player.py; with "
+                             "--assignment montecarlo, student/mc_player.py)")
+    parser.add_argument("--assignment", metavar="NAME",
+                        help="the course's assignment it is for: minimax, montecarlo, or "
+                             "another the course's page lists (default: recognised from the "
+                             "functions the file defines, as `python -m student check` does: "
+                             "mm_move is the minimax, mc_move or mc_trial the Monte Carlo "
+                             "player; a course without that assignment decides itself)")
     parser.add_argument("--wait", type=float, default=900.0, metavar="SECONDS",
                         help="how long to wait for the report (default: 900); it is graded anyway")
     parser.add_argument("--config", type=Path, default=CONFIG, metavar="PATH",
@@ -401,6 +451,8 @@ def submit_main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = No
             print("No submission link yet.\n"
                   + HOW_TO_GET_A_LINK.format(config=_shown(args.config)), file=stderr)
             return EXIT_USAGE
+        if args.file is None:
+            args.file = HANDOUT_MC_PLAYER if args.assignment == MONTECARLO else HANDOUT_PLAYER
         path = args.file.expanduser()
         if not path.is_file():
             print(f"There is no file {args.file} to hand in.", file=stderr)
@@ -420,7 +472,7 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
     digest = hashlib.sha256(data).hexdigest()
     print(f"Handing in {_shown(path)} ({len(data)} bytes) to {link.base} ...", file=stdout)
     try:
-        received = hand_in(link, path)
+        received = hand_in_for(link, path, args.assignment)
     except Refused as refusal:
         if refusal.status != 401 and args.link:
             save_link(link, args.config)     # the server knew the token: keep it
@@ -431,8 +483,9 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
     intact = "" if received.sha256 in ("", digest) else (
         f"  WARNING: the server's hash {received.sha256[:12]} differs from your file's "
         f"{digest[:12]}: hand it in again")
-    print(f"Received: submission {received.id} at {local_time(received.received_at)}, "
-          f"{received.size} bytes, "
+    handed_for = f" for the assignment {received.assignment}" if received.assignment else ""
+    print(f"Received: submission {received.id}{handed_for} at "
+          f"{local_time(received.received_at)}, {received.size} bytes, "
           f"sha256 {received.sha256[:12]}{intact}", file=stdout, flush=True)
     try:
         state = wait_until_graded(link, received.id, Progress(stdout), args.wait)

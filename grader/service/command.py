@@ -4,6 +4,7 @@
     python -m grader serve --data course --roster roster.csv --deadline 2026-12-01T23:59+01:00
     python -m grader serve --data course --links > links.csv # every sign-in link, for a mail merge
     python -m grader serve --data course --deadlines extensions.csv   # students' own deadlines
+    python -m grader serve --data course --assignment minimax --assignment montecarlo
 """
 
 from __future__ import annotations
@@ -67,6 +68,12 @@ examples:
   python -m grader serve --data course --scheduler tcp://10.0.0.5:8786 --jobs 32
   python -m grader serve --data course --deadlines extensions.csv    # then it exits
   python -m grader serve --data course --late-penalty 10%/day,max=50% --timezone Europe/Paris
+  python -m grader serve --data course --assignment minimax --assignment montecarlo
+
+a course holds assignments (the minimax until another is added): --assignment NAME adds
+one (open, last in the course's order; it stays in the course); the Assignments page
+(/instructor/assignments) and POST /api/assignments add, order, open and close them while
+it serves.
 
 --deadline, --late-deadline, --late-penalty, --timezone, --per-hour, --max-size, the port
 and --base-url are remembered in DIR (give --deadline none to remove one). While a server
@@ -91,7 +98,7 @@ def register(commands: argparse._SubParsersAction,
                     "link, hand in\nmm_player.py and read its report within seconds; each "
                     "submission is graded by\n`python -m grader grade` (the same score as "
                     "grade and batch).",
-        epilog=HELP_EPILOG)
+        epilog=HELP_EPILOG, conflict_handler="resolve")   # its own --assignment: see below
     parser.add_argument("--data", type=Path, default=Path("ttt-course"), metavar="DIR",
                         help="the course's folder: database, key (default: %(default)s)")
     parser.add_argument("--host", default="127.0.0.1",
@@ -161,6 +168,16 @@ def register(commands: argparse._SubParsersAction,
                         help="serve HTTPS with this certificate chain")
     parser.add_argument("--quiet", action="store_true", help="log only warnings and errors")
     add_grading_options(parser)
+    # Not grade's "grade as this assignment": each hand-in is graded as its own assignment,
+    # so here the option adds assignments to the course (repeated: several, in that order).
+    parser.add_argument("--assignment", dest="assignments", action="append", default=[],
+                        metavar="NAME",
+                        help="add the assignment NAME (minimax, montecarlo, or one installed "
+                             "through the grader.assignments entry points) to the course, "
+                             "open and last in its order, then serve; repeat it to add "
+                             "several (--assignment minimax --assignment montecarlo); one the "
+                             "course holds already is left as it is. A course holds the "
+                             "minimax until another is added")
     parser.set_defaults(func=serve_command)
 
 
@@ -293,8 +310,10 @@ def serve_command(args: argparse.Namespace) -> int:
     if args.adopt_config and args.config is None:
         return _error("--adopt-config adopts the --config given with it: give --config FILE")
     grading = GradingOptions.from_args(args)
+    assignments = list(dict.fromkeys(args.assignments))
     try:       # a bad configuration would fail every grading run: refuse it now, as grade does
-        config = Config.load(grading.config, grading.checks, grading.assignment_name)
+        config = Config.load(grading.config, grading.checks,
+                             assignments[0] if assignments else grading.assignment_name)
     except ConfigError as problem:
         return _error(str(problem))
     for warning in config.warnings:
@@ -378,6 +397,12 @@ def serve_command(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.port is None:            # the port the course was served on last, else 8000
         args.port = int(settings["port"]) if settings["port"].isdigit() else DEFAULT_PORT
+    for name in assignments:
+        try:
+            added = course_config.course_assignment(store, name, who=COMMAND_LINE)
+        except course_config.ConfigChanged as problem:
+            return _error(str(problem))
+        _say(f"--assignment {name}: {added or 'the course holds it already'}")
     try:
         grading, decided = course_config.course_grading(store, args.data, grading,
                                                         args.adopt_config)
@@ -450,9 +475,14 @@ def serving_refusal(args: argparse.Namespace, serving: serving_lock.Serving) -> 
     """
     dates = _given(args, DATE_OPTIONS)
     settings, records = _given(args, STARTING_OPTIONS), _given(args, RECORD_OPTIONS)
+    adding = ("Assignments are added while it serves: on the page (Assignments, "
+              "/instructor/assignments), or POST /api/assignments with the instructor's token "
+              "and a JSON body such as {\"name\": \"montecarlo\"}."
+              if getattr(args, "assignments", None) else "")
     if not dates and not settings and not records:
-        return (f"{serving}: one server serves a course folder. `python -m grader serve "
-                f"--data {args.data} --links` prints its links (it exits at once)")
+        return " ".join(filter(None, (
+            f"{serving}: one server serves a course folder. `python -m grader serve "
+            f"--data {args.data} --links` prints its links (it exits at once).", adding)))
     parts = [f"{serving}: nothing was changed ({', '.join(dates + settings + records)} "
              "given)."]
     if dates:
@@ -479,7 +509,7 @@ def serving_refusal(args: argparse.Namespace, serving: serving_lock.Serving) -> 
     if "--roster" in records or "--demo" in records:
         parts.append("The roster changes while it serves: upload it on the page (Roster and "
                      "links).")
-    return " ".join(parts)
+    return " ".join(filter(None, (*parts, adding)))
 
 
 BASE_URL_GIVEN = "base_url_given"   # a setting: "yes" when base_url came from --base-url

@@ -277,16 +277,17 @@ def with_score_line(report: str, line: str) -> str:
     return report
 
 
-# The course's one assignment today; every submission's JSON names it, so that scripts
-# written now keep working when a course holds several (issue 35).
+# What a submission's JSON names when its caller does not say (a course's only assignment).
 ASSIGNMENT = "minimax"
 
 
-def scores_json(score: float | None, final: FinalScore | None) -> dict[str, Any]:
+def scores_json(score: float | None, final: FinalScore | None,
+                assignment: str = ASSIGNMENT) -> dict[str, Any]:
     """The four words every submission's JSON uses, always all four (None where none
     applies): ``score`` the grader's, ``penalty`` the late penalty's points (negative, as
     the gradebook CSV writes it), ``adjustment`` the instructor's points, ``final_score``
-    what counts (the grader's when no records apply); and the ``assignment``.
+    what counts (the grader's when no records apply); and the ``assignment`` it was handed
+    in for (give the submission's: the default is the minimax).
 
     >>> from datetime import timedelta
     >>> from grader.service.records import LatePolicy
@@ -296,12 +297,14 @@ def scores_json(score: float | None, final: FinalScore | None) -> dict[str, Any]
     {'score': 80.0, 'penalty': -10.0, 'adjustment': None, 'final_score': 70.0}
     >>> scores_json(None, None)["final_score"] is None
     True
+    >>> scores_json(100.0, None, "montecarlo")["assignment"]
+    'montecarlo'
     """
     if final is None:
-        return {"assignment": ASSIGNMENT, "score": score, "penalty": None, "adjustment": None,
+        return {"assignment": assignment, "score": score, "penalty": None, "adjustment": None,
                 "final_score": score}
     adjustment = final.adjustment
-    return {"assignment": ASSIGNMENT, "score": score,
+    return {"assignment": assignment, "score": score,
             "penalty": -final.penalty_points if final.penalty_points else None,
             "adjustment": adjustment.points if adjustment is not None else None,
             "final_score": final.final}
@@ -473,7 +476,7 @@ def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings
             "attempts": row.attempts, "config": row.config, "items": items,
             "pending": live["pending"] if results is None else [],
             "max_score": row.max_score if done else None,
-            **scores_json(row.score if done else None, final if done else None),
+            **scores_json(row.score if done else None, final if done else None, row.assignment),
             **score_details(final if done else None),
             "score_text": line if done and line else None,
             "error": row.error if row.status == "error" else None,

@@ -1,7 +1,7 @@
 """A course of the Monte Carlo assignment on the page (``grader serve --assignment
 montecarlo``), as a student meets it: ``python3 -m student submit`` hands in a Monte Carlo
 file and prints its report; the page's JSON says what it was graded as; the course keeps its
-assignment across a restart, and a start naming another one is refused.
+assignment across a restart, and a start naming another one adds it beside.
 """
 
 from __future__ import annotations
@@ -47,13 +47,12 @@ def test_a_montecarlo_course_grades_hand_ins_as_montecarlo(serve, tmp_path: Path
     assert '<code class="call">scores = [[0.5, -1.0, 2.0]' in page
     server.stop()
 
-    # The folder keeps its assignment: no flag needed, and another one is refused.
-    refused = subprocess.run([sys.executable, "-m", "grader", "serve", "--data", str(data),
-                              "--assignment", "minimax", "--port", "0"], cwd=ROOT,
-                             capture_output=True, text=True, timeout=60,
-                             stdin=subprocess.DEVNULL)
-    assert refused.returncode == 2
-    assert "grades the montecarlo assignment, not minimax" in refused.stderr
-    again = serve(data)
+    # The folder keeps its assignment: no flag needed; another one named at a start is added
+    # beside it (issue 35: a course holds several), and a Monte Carlo file still lands on its own.
+    again = serve(data, "--assignment", "minimax", "--assignment", "montecarlo")
+    said = again.log.read_text()
+    assert "--assignment minimax: the course now holds the assignment Mini-max" in said
+    assert "--assignment montecarlo: the course holds it already" in said
     done = submit(again, tmp_path, MONTECARLO / "correct_randrange.py")
     assert "Score: 100 / 100." in done.stdout, done.stdout + done.stderr
+    assert " for the assignment montecarlo at " in done.stdout
