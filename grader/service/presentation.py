@@ -277,16 +277,18 @@ def with_score_line(report: str, line: str) -> str:
     return report
 
 
-# The course's one assignment today; every submission's JSON names it, so that scripts
-# written now keep working when a course holds several (issue 35).
+# What a score's JSON names when its caller names no assignment: a course's first before it
+# holds any (course_assignments.DEFAULT). Callers with a submission pass its own.
 ASSIGNMENT = "minimax"
 
 
-def scores_json(score: float | None, final: FinalScore | None) -> dict[str, Any]:
+def scores_json(score: float | None, final: FinalScore | None,
+                assignment: str = ASSIGNMENT) -> dict[str, Any]:
     """The four words every submission's JSON uses, always all four (None where none
     applies): ``score`` the grader's, ``penalty`` the late penalty's points (negative, as
     the gradebook CSV writes it), ``adjustment`` the instructor's points, ``final_score``
-    what counts (the grader's when no records apply); and the ``assignment``.
+    what counts (the grader's when no records apply); and the ``assignment`` (its name) they
+    are of.
 
     >>> from datetime import timedelta
     >>> from grader.service.records import LatePolicy
@@ -298,10 +300,10 @@ def scores_json(score: float | None, final: FinalScore | None) -> dict[str, Any]
     True
     """
     if final is None:
-        return {"assignment": ASSIGNMENT, "score": score, "penalty": None, "adjustment": None,
+        return {"assignment": assignment, "score": score, "penalty": None, "adjustment": None,
                 "final_score": score}
     adjustment = final.adjustment
-    return {"assignment": ASSIGNMENT, "score": score,
+    return {"assignment": assignment, "score": score,
             "penalty": -final.penalty_points if final.penalty_points else None,
             "adjustment": adjustment.points if adjustment is not None else None,
             "final_score": final.final}
@@ -473,7 +475,8 @@ def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings
             "attempts": row.attempts, "config": row.config, "items": items,
             "pending": live["pending"] if results is None else [],
             "max_score": row.max_score if done else None,
-            **scores_json(row.score if done else None, final if done else None),
+            **scores_json(row.score if done else None, final if done else None,
+                          row.assignment),
             **score_details(final if done else None),
             "score_text": line if done and line else None,
             "error": row.error if row.status == "error" else None,

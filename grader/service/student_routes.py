@@ -315,7 +315,7 @@ async def api_history(request: Request) -> Response:
                  "late": row.late, "max_score": row.max_score,
                  **scores_json(row.score if row.status == "done" else None,
                                final_of(records[row.assignment], row)
-                               if row.status == "done" else None)}
+                               if row.status == "done" else None, row.assignment)}
                 for row in rows]
 
     return JSONResponse({"submissions": await run_in_threadpool(build)},
