@@ -130,12 +130,56 @@ def check_assignment(assignment: str) -> str:
 def lms_gradebook(format: LmsFormat, rows: Sequence[Row], assignment: str = DEFAULT_ASSIGNMENT,
                   choice: str = "latest") -> LmsGradebook:
     """The gradebook ``format``'s importer reads, from the batch's ``rows``."""
+    return lms_gradebook_by_assignment(format, [(assignment, rows)], choice)
+
+
+def lms_gradebook_by_assignment(format: LmsFormat, books: Sequence[tuple[str, Sequence[Row]]],
+                                choice: str = "latest") -> LmsGradebook:
+    """One gradebook with a grade column per assignment: ``books`` holds each column's name
+    and its rows (one course's students, each assignment's chosen result). A student has one
+    line, with an empty cell where an assignment has no score of theirs (the importer leaves
+    that grade as it is); a student with no score in any has none.
+
+    >>> ada = (Person("Ada", canvas_id="1"),)
+    >>> book = lms_gradebook_by_assignment(CANVAS, [
+    ...     ("Minimax", [Row("ada", "graded", 80.0, people=ada)]),
+    ...     ("Monte Carlo", [Row("ada", "not graded: no submission", people=ada)])])
+    >>> book.header[-2:], book.lines[0]["Minimax"], book.lines[0]["Monte Carlo"]
+    (('Minimax', 'Monte Carlo'), '80', '')
+    """
     if choice not in CHOICES:
         raise LmsFormatError(f"choice must be one of {', '.join(CHOICES)}, not {choice!r}")
-    assignment = check_assignment(assignment)
-    if assignment in format.columns:
-        raise LmsFormatError(f"the assignment cannot be called {assignment!r}: that is a "
-                             f"column of {format.name}'s gradebook")
+    columns: list[str] = []
+    for name, _ in books:
+        column = check_assignment(name)
+        if column in format.columns or column in columns:
+            raise LmsFormatError(f"the assignment cannot be called {column!r}: that is a "
+                                 f"column of {format.name}'s gradebook already")
+        columns.append(column)
+    # identifier key -> (the first order any assignment saw it in, its cells, its grades)
+    merged: dict[tuple[str, ...], tuple[int, dict[str, str], dict[str, str]]] = {}
+    unidentified: list[str] = []
+    not_graded = 0
+    for column, (_, rows) in zip(columns, books):
+        chosen, missing, skipped = _chosen_lines(format, rows, choice)
+        not_graded += skipped
+        unidentified += [student for student in missing if student not in unidentified]
+        for key, (order, row, cells) in chosen.items():
+            earlier = merged.get(key)
+            first, kept, grades = earlier or (order, cells, {})
+            merged[key] = (min(first, order), kept, {**grades, column: cell(row.score)})
+    lines = tuple({**cells, **{column: grades.get(column, "") for column in columns}}
+                  for _, cells, grades in sorted(merged.values(), key=lambda item: item[0]))
+    return LmsGradebook(format, format.columns + tuple(columns), lines, tuple(unidentified),
+                        not_graded)
+
+
+def _chosen_lines(format: LmsFormat, rows: Sequence[Row], choice: str
+                  ) -> tuple[dict[tuple[str, ...], tuple[int, Row, dict[str, str]]],
+                             list[str], int]:
+    """The row each identified student's grade comes from (with its order among ``rows``
+    and the student's cells), the ids of graded rows nobody could be identified in, and
+    how many rows had no score."""
     chosen: dict[tuple[str, ...], tuple[int, Row, dict[str, str]]] = {}
     unidentified: list[str] = []
     not_graded = 0
@@ -152,10 +196,8 @@ def lms_gradebook(format: LmsFormat, rows: Sequence[Row], assignment: str = DEFA
                 continue
             earlier = chosen.get(key)
             if earlier is None or _better(row, order, earlier[1], earlier[0], choice):
-                chosen[key] = (order, row, {**cells, assignment: cell(row.score)})
-    lines = tuple(line for _, _, line in sorted(chosen.values(), key=lambda item: item[0]))
-    return LmsGradebook(format, format.columns + (assignment,), lines, tuple(unidentified),
-                        not_graded)
+                chosen[key] = (order, row, cells)
+    return chosen, unidentified, not_graded
 
 
 def _better(row: Row, order: int, other: Row, other_order: int, choice: str) -> bool:

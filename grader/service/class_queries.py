@@ -106,14 +106,24 @@ class EarlierResult:
     replaced_at: str
 
 
-def class_submissions(store: Store, student: str | None = None) -> list[ClassSubmission]:
-    """Every submission of the class (or of ``student``), by student then oldest first,
-    each with its ordinal (the student's 1st, 2nd... hand-in)."""
+def class_submissions(store: Store, student: str | None = None,
+                      assignment: str | None = None) -> list[ClassSubmission]:
+    """Every submission of the class (or of ``student``; of ``assignment`` only, when
+    given), by student then oldest first, each with its assignment and its ordinal (the
+    student's 1st, 2nd... hand-in of that assignment)."""
     stale = store.database.one("SELECT 1 FROM submissions s LEFT JOIN result_facts f ON "
                                f"f.submission = s.id WHERE f.version IS NOT {_VERSION} LIMIT 1")
     if stale is not None:                # bring the cache up to date (a write: only then)
         _refresh_facts(store)
-    where, parameters = ("WHERE s.student = ? ", (student,)) if student is not None else ("", ())
+    asked = [(column, value) for column, value in (("student", student),
+                                                    ("assignment", assignment))
+             if value is not None]
+    parameters = [value for _, value in asked]
+    where = ("WHERE " + " AND ".join(f"{column} = ?" for column, _ in asked)) if asked else ""
+    # Each submission's assignment from the index on (assignment, student, id), never from
+    # the table: the column sits after the results there (added by schema step 9).
+    assignments = {int(row["id"]): row["assignment"] for row in store.database.query(
+        f"SELECT id, assignment FROM submissions {where}", parameters)}
     # error, late and config come from result_facts: in submissions they sit after the
     # results (reading them would read every results.json).
     rows = store.database.query(
@@ -122,15 +132,20 @@ def class_submissions(store: Store, student: str | None = None) -> list[ClassSub
         "f.late, f.config, f.configuration, f.fingerprint, f.grader_error, "
         "(SELECT COUNT(*) FROM earlier_results e WHERE e.submission = s.id) AS earlier "
         "FROM submissions s JOIN result_facts f ON f.submission = s.id "
-        f"{where}ORDER BY s.student, s.id", parameters)
+        f"{'WHERE s.id IN (SELECT id FROM submissions ' + where + ') ' if asked else ''}"
+        "ORDER BY s.student, s.id", parameters)
     found: list[ClassSubmission] = []
+    counted: dict[tuple[str, str], int] = {}
     for row in rows:
         data = dict(row)
+        if int(data["id"]) not in assignments:       # handed in between the two queries
+            continue
         facts = {key: data.pop(key) for key in ("configuration", "fingerprint", "grader_error",
                                                 "earlier")}
         data["late"] = bool(data["late"])
-        same_student = found and found[-1].submission.student == data["student"]
-        data["ordinal"] = found[-1].submission.ordinal + 1 if same_student else 1
+        data["assignment"] = assignments[int(data["id"])]
+        key = (data["student"], data["assignment"])
+        counted[key] = data["ordinal"] = counted.get(key, 0) + 1
         submission = Submission(**data)
         # a regrade keeps the old result in place until the new one replaces it
         gradings = int(facts["earlier"]) + (submission.status == "done"

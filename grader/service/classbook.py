@@ -32,7 +32,7 @@ from grader.service.intake import Deadlines
 from grader.service.records import Adjustment, FinalScore, LatePolicy
 from grader.service.storage import Submission  # noqa: F401 - the doctests build them
 from grader.service.times import format_time, parse_time
-from grader.suite import writers
+from grader.suite import table, writers
 from grader.suite.config import Config, ConfigError
 
 CHOICES = ("latest", "best")
@@ -162,13 +162,14 @@ class ClassStudent:
         return sum(handed.late for handed in self.submissions)
 
 
-def class_students(store: storage.Store,
-                   records: CourseRecords | None = None) -> list[ClassStudent]:
-    """Every student of the roster with their submissions (and anyone the database has
-    submissions of but the roster lost: they are never hidden); with ``records``, each
-    submission's lateness and final score by the course's records."""
+def class_students(store: storage.Store, records: CourseRecords | None = None,
+                   assignment: str | None = None) -> list[ClassStudent]:
+    """Every student of the roster with their submissions (of ``assignment`` only, when
+    given; and anyone the database has submissions of but the roster lost: they are never
+    hidden); with ``records`` (that assignment's), each submission's lateness and final
+    score by the course's records."""
     submissions: dict[str, list[ClassSubmission]] = {}
-    for handed in class_queries.class_submissions(store):
+    for handed in class_queries.class_submissions(store, assignment=assignment):
         submissions.setdefault(handed.submission.student, []).append(
             with_records(handed, records))
     own = records.own if records is not None else {}
@@ -303,6 +304,51 @@ def lms_gradebook(rows: Sequence[gradebook.Row], format_name: str,
     ('ada42', '80')
     """
     return lms.lms_gradebook(lms.lms_format(format_name), rows, assignment)
+
+
+# The page's gradebook of several assignments: per assignment, these four (its name first:
+# "minimax score"), the words of every submission's JSON (presentation.scores_json).
+BY_ASSIGNMENT = ("score", "penalty", "adjustment", gradebook.FINAL_SCORE)
+STUDENT_COLUMNS = ["student_id", "name", "email"]
+
+
+def gradebook_by_assignment_csv(books: Sequence[tuple[str, Sequence[gradebook.Row]]]) -> str:
+    """The class's gradebook of several assignments: one line per student, then for each
+    of ``books`` (an assignment's name and its :func:`gradebook_rows`, in the course's
+    order) the grader's score, the penalty, the adjustment and the final score of its
+    counted hand-in (empty cells where none). UTF-8 with a BOM, cells safe from formulas.
+
+    >>> data = {"score": 80.0, "tests": [], "extra_data": {"max_score": 100}}
+    >>> one = ClassSubmission(Submission(1, "ada42", "t", score=80.0))
+    >>> row = gradebook_row(ClassStudent(storage.Student("ada42", "Ada"), (one,)), "latest", data)
+    >>> text = gradebook_by_assignment_csv([("minimax", [row]), ("montecarlo", [])])
+    >>> text.splitlines()[0].lstrip("\ufeff")
+    'student_id,name,email,minimax score,minimax penalty,minimax adjustment,minimax final_score,\
+montecarlo score,montecarlo penalty,montecarlo adjustment,montecarlo final_score'
+    >>> text.splitlines()[1]
+    'ada42,Ada,,80,,,80,,,,'
+    """
+    columns = list(STUDENT_COLUMNS)
+    lines: dict[str, dict[str, Any]] = {}
+    for name, rows in books:
+        named = [f"{name} {word}" for word in BY_ASSIGNMENT]
+        columns += named
+        for row in rows:
+            line = lines.setdefault(row.student_id, {
+                "student_id": row.student_id, "name": row.name,
+                "email": "; ".join(person.email for person in row.people if person.email)})
+            records = row.records or {}
+            line.update(zip(named, (records.get("score", ""), records.get("penalty", ""),
+                                    records.get("adjustment", ""), gradebook.cell(row.score))))
+    return table.csv_text(columns, list(lines.values()))
+
+
+def lms_gradebook_by_assignment(books: Sequence[tuple[str, Sequence[gradebook.Row]]],
+                                format_name: str) -> lms.LmsGradebook:
+    """The class's final scores of several assignments as Canvas's or Moodle's grade import
+    reads them: a column per assignment (``books``: its column's name and its rows, as
+    :func:`lms_gradebook` takes them), a line per student with a score in any."""
+    return lms.lms_gradebook_by_assignment(lms.lms_format(format_name), books)
 
 
 @dataclass(frozen=True)

@@ -7,23 +7,29 @@ instructor's token as ``Authorization: Bearer``); a student gets 403, a stranger
 neither learns anything. Every form carries the session's CSRF token; every page is a
 Jinja2 template with autoescaping (``batch``'s summary page escapes what it shows itself).
 
-    /instructor                      the class: one row per student
-    /instructor/students/ID          a student: submissions, reports, files, their link
+    /instructor?assignment=NAME      the class: one row per student, for one assignment
+                                     (the course's first by default)
+    /instructor/students/ID          a student: each assignment's submissions and own
+                                     deadline, reports, files, their link
     /instructor/submissions/N        a submission's page (its report in full), /file, /retry
     /instructor/queue                waiting, running, on which worker
     /instructor/roster               import a roster CSV; /instructor/links.csv the links
     /instructor/summary              batch's summary.html, live (?choice=latest|best)
     /instructor/similarity           compare every student's latest file (copydetect)
     /instructor/config               the grading configuration; POST /instructor/regrade
-    /api/gradebook.csv?choice=latest|best (default: the course's), /api/class (JSON)
+    /api/gradebook.csv?format=plain|canvas|moodle&choice=latest|best&assignment=NAME
+                                     every assignment's column(s), or one's
+    /api/class?assignment=NAME       the class as JSON, for one assignment
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import UploadFile
@@ -34,8 +40,8 @@ from starlette.routing import Route
 
 from grader.classroom import lms, summary
 from grader.classroom.state import graded_under
-from grader.service import (auth, class_queries, classbook, course_dates, presentation,
-                            record_queries, similarity_routes, storage)
+from grader.service import (auth, class_queries, classbook, course_assignments, course_dates,
+                            presentation, record_queries, similarity_routes, storage)
 from grader.service.pages import csv_response, path_for, render, with_inline_styles
 from grader.service.student_routes import file_response, render_submission
 from grader.classroom.roster import RosterError, parse_roster
@@ -85,12 +91,24 @@ def _note(request: Request) -> str:
     return text.format(n=int(count) if count.isdigit() else "Some")
 
 
-def _choice(request: Request) -> str:
-    """The ``?choice=`` asked for, else the course's (which hand-in counts: Course dates)."""
-    choice = request.query_params.get("choice") or course_dates.read(_store(request)).choice
+def _choice(request: Request, assignment: str | None = None) -> str:
+    """The ``?choice=`` asked for, else the assignment's (which hand-in counts: Course
+    dates, or the assignment's own)."""
+    choice = (request.query_params.get("choice")
+              or course_dates.read(_store(request), assignment).choice)
     if choice not in classbook.CHOICES:
         raise HTTPException(400, f"choice must be latest or best, not {choice[:20]!r}")
     return choice
+
+
+def _assignment(request: Request) -> course_assignments.CourseAssignment:
+    """The course's assignment ``?assignment=NAME`` names (its first when none); 404
+    naming the course's assignments when it has none of that name."""
+    try:
+        return course_assignments.chosen(_store(request),
+                                         request.query_params.get("assignment") or None)
+    except course_assignments.AssignmentRefused as problem:
+        raise HTTPException(404, str(problem)[:300]) from None
 
 
 def _student_or_404(request: Request) -> storage.Student:
@@ -142,12 +160,29 @@ def forgotten_config(request: Request) -> str:
     return chosen
 
 
-def class_students(request: Request) -> list[classbook.ClassStudent]:
-    """Every student with their submissions, late and final scores by the course's records."""
+def grading_of(request: Request, assignment: str) -> Any:
+    """The grading options new gradings of ``assignment`` use (its configuration)."""
+    return _state(request).queue.grading_for(assignment)
+
+
+def class_students(request: Request,
+                   assignment: str | None = None) -> list[classbook.ClassStudent]:
+    """Every student with their submissions of ``assignment`` (the course's first when
+    None), late and final scores by its records (its dates, own deadlines, late policy)."""
     store = _store(request)
-    dates = course_dates.read(store)
-    records = classbook.CourseRecords.load(store, dates.deadlines, dates.policy)
-    return classbook.class_students(store, records)
+    name = assignment or course_assignments.first(store).name
+    dates = course_dates.read(store, name)
+    records = classbook.CourseRecords.load(store, dates.deadlines, dates.policy, name)
+    return classbook.class_students(store, records, name)
+
+
+def rubric_of(request: Request, assignment: str) -> dict[str, float]:
+    """``assignment``'s rubric as the course grades it (item -> points); empty when its
+    configuration cannot be read now (the configuration page says why)."""
+    try:
+        return _state(request).queue.weights_for(assignment)
+    except ConfigError:
+        return {}
 
 
 def current_fingerprint(grading: Any) -> str:
@@ -169,16 +204,21 @@ def use_config(queue: Any, path: Path) -> None:
 # --- the class -----------------------------------------------------------------------------
 
 async def class_page(request: Request) -> Response:
-    """``/instructor``: one row per student, and what their results were graded under."""
+    """``/instructor?assignment=NAME``: one row per student for that assignment (the
+    course's first by default), and what their results were graded under."""
     auth.require_grader(request)
     store = _store(request)
-    students = await run_in_threadpool(class_students, request)
-    grading = current_grading(request)
+    assignment = _assignment(request)
+    students = await run_in_threadpool(class_students, request, assignment.name)
+    grading = grading_of(request, assignment.name)
     current = await run_in_threadpool(current_fingerprint, grading)
     used = classbook.configurations(students, current)
     return render(request, "instructor_class.html", {
         "students": students, "counts": store.counts(), "configurations": used,
-        "settings": _state(request).settings, "dates": course_dates.read(store),
+        "settings": _state(request).settings,
+        "dates": course_dates.read(store, assignment.name),
+        "assignment": assignment, "assignments": course_assignments.listing(store),
+        "rubric": await run_in_threadpool(rubric_of, request, assignment.name),
         "mixed": len(used) > 1, "current": current,
         "config_name": grading.config.name if grading.config else "default",
         "stale": sum(configuration.count for configuration in used
@@ -187,17 +227,23 @@ async def class_page(request: Request) -> Response:
 
 
 async def class_json(request: Request) -> Response:
-    """``GET /api/class``: every student with their counts, latest and best result."""
+    """``GET /api/class?assignment=NAME``: every student with their counts, latest and
+    best result of that assignment (the course's first by default); each result in the four
+    words of every submission's JSON (``score`` the grader's, ``penalty``, ``adjustment``,
+    ``final_score``) and its ``assignment``."""
     auth.require_grader(request)
-    students = await run_in_threadpool(class_students, request)
-    current = await run_in_threadpool(current_fingerprint, current_grading(request))
+    store = _store(request)
+    assignment = _assignment(request)
+    students = await run_in_threadpool(class_students, request, assignment.name)
+    current = await run_in_threadpool(current_fingerprint,
+                                      grading_of(request, assignment.name))
 
     def brief(handed: class_queries.ClassSubmission | None) -> dict[str, Any] | None:
         if handed is None:
             return None
         row = handed.submission
         return {"id": row.id, "number": row.ordinal, "status": row.status,
-                **presentation.scores_json(row.score, handed.final),
+                **presentation.scores_json(row.score, handed.final, row.assignment),
                 "max_score": row.max_score, "late": handed.late,
                 "received_at": row.received_at, "config": handed.graded_fingerprint}
 
@@ -210,7 +256,12 @@ async def class_json(request: Request) -> Response:
                 if deadlines.late_deadline else None}
 
     used = classbook.configurations(students, current)
+    dates = course_dates.read(store, assignment.name)
     return JSONResponse({
+        "assignment": assignment.name, "title": assignment.title,
+        "assignments": [one.json() for one in course_assignments.listing(store)],
+        "dates": dates.json(),
+        "rubric": await run_in_threadpool(rubric_of, request, assignment.name),
         "students": [{"student_id": entry.student.id, "name": entry.student.name,
                       "email": entry.student.email, "revoked": entry.student.revoked,
                       "submissions": len(entry.submissions), "late": entry.late_count,
@@ -226,26 +277,64 @@ async def class_json(request: Request) -> Response:
 
 async def student_page(request: Request, problem: str | None = None,
                        status_code: int = 200) -> Response:
-    """``/instructor/students/ID``: their submissions, reports, files, link and own
-    deadline (``problem``: why the last change was refused)."""
+    """``/instructor/students/ID``: for each assignment of the course, their submissions
+    (reports, files) and own deadline; their link (``problem``: why the last change was
+    refused)."""
     auth.require_grader(request)
     person = _student_or_404(request)
     store = _store(request)
     settings = _state(request).settings
-    dates = course_dates.read(store)
-    records = classbook.CourseRecords.load(store, dates.deadlines, dates.policy)
-    rows = await run_in_threadpool(class_queries.class_submissions, store, person.id)
-    submissions = [classbook.with_records(handed, records) for handed in reversed(rows)]
+    parts = [await run_in_threadpool(_student_part, request, person.id, one)
+             for one in course_assignments.listing(store)]
     link = "" if person.revoked else _base_url(request) + path_for(
         request, "sign_in", token=store.student_token(person.id))
-    own = records.own.get(person.id)
     return render(request, "instructor_student.html", {
-        "person": person, "submissions": submissions, "link": link,
-        "current": await run_in_threadpool(current_fingerprint, current_grading(request)),
-        "own": own, "course": dates.deadlines, "zone_name": settings.zone_name,
+        "person": person, "parts": parts, "link": link, "zone_name": settings.zone_name,
         "local_input": lambda moment: _local_input(moment, settings.zone),
-        "deadline_changes": record_queries.changes(store, "deadline", person.id),
         "problem": problem, "note": _note(request)}, status_code=status_code)
+
+
+@dataclasses.dataclass(frozen=True)
+class StudentPart:
+    """One assignment on a student's page: their hand-ins of it (newest first, with its
+    records), their own deadline of it (None: its deadline holds), its deadlines, the
+    fingerprint its new gradings record, and the changes of their own deadline of it."""
+
+    assignment: course_assignments.CourseAssignment
+    submissions: list[class_queries.ClassSubmission]
+    own: Any
+    course: Any
+    current: str
+    deadline_changes: list[Any]
+
+
+def _student_part(request: Request, student: str,
+                  assignment: course_assignments.CourseAssignment) -> StudentPart:
+    store = _store(request)
+    dates = course_dates.read(store, assignment.name)
+    records = classbook.CourseRecords.load(store, dates.deadlines, dates.policy,
+                                           assignment.name)
+    rows = class_queries.class_submissions(store, student, assignment.name)
+    first = course_assignments.first(store).name
+    changes = [change for change in record_queries.changes(store, "deadline", student)
+               if _change_assignment(change, first) == assignment.name]
+    return StudentPart(assignment,
+                       [classbook.with_records(handed, records) for handed in reversed(rows)],
+                       records.own.get(student), dates.deadlines,
+                       current_fingerprint(grading_of(request, assignment.name)), changes)
+
+
+def _change_assignment(change: Any, first: str) -> str:
+    """The assignment a change of an own deadline was of (its record names it; one kept
+    before a course held assignments was of its first)."""
+    for text in (change.after, change.before):
+        try:
+            kept = json.loads(text) if text else None
+        except ValueError:
+            kept = None
+        if isinstance(kept, dict) and kept.get("assignment"):
+            return str(kept["assignment"])
+    return first
 
 
 def _local_input(moment: Any, zone: Any) -> str:
@@ -307,18 +396,28 @@ async def retry(request: Request) -> Response:
 
 async def regrade_everyone(request: Request) -> Response:
     """Every submission that can count graded again under the current configuration: each
-    student's newest and their best, so neither gradebook (latest or best) is left mixed."""
+    student's newest and their best, so neither gradebook (latest or best) is left mixed;
+    of the form's ``assignment`` (the class page's), else of every assignment."""
     auth.require_grader(request)
-    await _form(request)
+    form = await _form(request)
     store = _store(request)
-    students = await run_in_threadpool(class_students, request)
-    counting = {handed.submission.id for entry in students
-                for handed in (entry.latest, entry.chosen("latest"), entry.best)
-                if handed is not None}
+    asked = str(form.get("assignment") or "")
+    try:
+        names = [course_assignments.chosen(store, asked).name] if asked \
+            else course_assignments.names(store)
+    except course_assignments.AssignmentRefused as problem:
+        raise HTTPException(404, str(problem)[:300]) from None
+    counting: set[int] = set()
+    for name in names:
+        students = await run_in_threadpool(class_students, request, name)
+        counting |= {handed.submission.id for entry in students
+                     for handed in (entry.latest, entry.chosen("latest"), entry.best)
+                     if handed is not None}
     queued = await run_in_threadpool(class_queries.regrade_submissions, store, counting)
     _wake(request, len(queued))
     log.info("the instructor queued %d submissions to be graded again", len(queued))
-    return RedirectResponse(f"{path_for(request, 'instructor_class')}?did=regraded"
+    back = f"?assignment={quote(asked)}&" if asked else "?"
+    return RedirectResponse(f"{path_for(request, 'instructor_class')}{back}did=regraded"
                             f"&n={len(queued)}", status_code=303)
 
 
@@ -425,59 +524,115 @@ async def links_csv(request: Request) -> Response:
 # --- the gradebook and the summary ---------------------------------------------------------
 
 async def gradebook_csv(request: Request) -> Response:
-    """``GET /api/gradebook.csv?choice=latest|best&format=plain|canvas|moodle``: batch's
-    gradebook, one row per student (``plain``, the default), or the final scores as
-    Canvas's or Moodle's grade import reads them (``&assignment=NAME`` names the grade
-    column: Canvas matches "Minimax (12345)" to its assignment 12345)."""
+    """``GET /api/gradebook.csv?format=plain|canvas|moodle&choice=latest|best
+    &assignment=NAME``: the class's gradebook, one line per student, with a column (Canvas,
+    Moodle) or four (plain: each assignment's grader's score, penalty, adjustment and
+    final score) per assignment of the course, in its order; ``assignment`` restricts it to
+    one. Each value is the final score of that assignment's counted hand-in: its own choice
+    (latest or best) unless ``choice`` says one for all. Canvas's column is the
+    assignment's title (its import offers to create an assignment of that name).
+
+    A course of one assignment gets the files it always had: ``plain`` is ``batch``'s
+    gradebook with the course's records (the rubric's items too), and there ``assignment``
+    may name the LMS's grade column (Canvas matches "Minimax (12345)" to its assignment
+    12345; "Minimax" by default)."""
     auth.require_grader(request)
-    choice = _choice(request)
+    store = _store(request)
     format_name = request.query_params.get("format", classbook.PLAIN).strip().casefold()
-    assignment = request.query_params.get("assignment", lms.DEFAULT_ASSIGNMENT)
     if format_name not in classbook.FORMATS:
         raise HTTPException(400, "format must be " + ", ".join(classbook.FORMATS)
                             + f", not {format_name[:20]!r}")
+    asked_choice = request.query_params.get("choice") or None
+    if asked_choice is not None and asked_choice not in classbook.CHOICES:
+        raise HTTPException(400, f"choice must be latest or best, not {asked_choice[:20]!r}")
+    course = course_assignments.listing(store)
+    asked = request.query_params.get("assignment")
+    chosen = [one for one in course if one.name == asked] if asked else course
+    column = None          # a course of one: ?assignment= names its grade column, as before
+    if asked and not chosen:
+        if len(course) > 1:
+            raise HTTPException(400, f"this course has no assignment {asked[:40]!r}; its "
+                                "assignments are: " + ", ".join(one.name for one in course))
+        chosen, column = course, asked
+    columns = [column or _lms_column(one, len(course)) for one in chosen]
     if format_name != classbook.PLAIN:     # refused before the class is read
         try:
-            lms.check_assignment(assignment)
+            for name in columns:
+                lms.check_assignment(name)
         except lms.LmsFormatError as problem:
             raise HTTPException(400, str(problem)[:300]) from None
-    store = _store(request)
+    choices = {one.name: asked_choice or course_dates.read(store, one.name).choice
+               for one in chosen}
 
-    def rows() -> list[Any]:
-        students = class_students(request)
-        current = current_fingerprint(current_grading(request))
-        return classbook.gradebook_rows(store, students, choice, current)
+    def rows_of(one: course_assignments.CourseAssignment) -> list[Any]:
+        students = class_students(request, one.name)
+        current = current_fingerprint(grading_of(request, one.name))
+        return classbook.gradebook_rows(store, students, choices[one.name], current)
 
+    books = [await run_in_threadpool(rows_of, one) for one in chosen]
+    name = _gradebook_name(chosen, course, asked_choice or choices[chosen[0].name],
+                           bool(asked_choice))
     if format_name == classbook.PLAIN:
-        text = classbook.gradebook_csv(await run_in_threadpool(rows))
-        return csv_response(text, f"gradebook-{choice}.csv")
+        if len(chosen) == 1:       # one assignment: its full gradebook, as batch writes it
+            return csv_response(classbook.gradebook_csv(books[0]), f"{name}.csv")
+        text = classbook.gradebook_by_assignment_csv(
+            [(one.name, rows) for one, rows in zip(chosen, books)])
+        return csv_response(text, f"{name}.csv")
     try:
-        book = classbook.lms_gradebook(await run_in_threadpool(rows), format_name, assignment)
+        book = classbook.lms_gradebook_by_assignment(list(zip(columns, books)), format_name)
     except lms.LmsFormatError as problem:   # e.g. an assignment called "Section"
         raise HTTPException(400, str(problem)[:300]) from None
-    return csv_response(book.csv(), f"gradebook-{choice}-{format_name}.csv")
+    return csv_response(book.csv(), f"{name}-{format_name}.csv")
+
+
+def _lms_column(assignment: course_assignments.CourseAssignment, assignments: int) -> str:
+    """The LMS's grade column of ``assignment`` in a course of ``assignments``: its title
+    (Canvas's import creates an assignment of that name); "Minimax" in a course of the
+    minimax alone, the column it always had."""
+    if assignments == 1 and assignment.name == course_assignments.DEFAULT:
+        return lms.DEFAULT_ASSIGNMENT
+    return assignment.title
+
+
+def _gradebook_name(chosen: list[course_assignments.CourseAssignment],
+                    course: list[course_assignments.CourseAssignment], choice: str,
+                    asked: bool) -> str:
+    """The gradebook file's name without its extension: ``gradebook-latest`` in a course of
+    one assignment (as always), ``gradebook-montecarlo-best`` for one of several,
+    ``gradebook`` (``gradebook-best`` when the choice was asked) for several."""
+    if len(course) == 1:
+        return f"gradebook-{choice}"
+    if len(chosen) == 1:
+        return f"gradebook-{chosen[0].name}-{choice}"
+    return f"gradebook-{choice}" if asked else "gradebook"
 
 
 async def summary_page(request: Request) -> Response:
-    """``batch``'s summary.html, live, from the chosen result of each student."""
+    """``batch``'s summary.html, live, from the chosen result of each student, for one
+    assignment (``?assignment=NAME``; the course's first by default)."""
     auth.require_grader(request)
-    choice = _choice(request)
+    assignment = _assignment(request)
+    choice = _choice(request, assignment.name)
     store = _store(request)
     found = None if similarity_routes.comparing(request) else classbook.load_similarity(
         similarity_routes.similarity_folder(request))
+    several = len(course_assignments.listing(store)) > 1
+    named = f"{assignment.title}: " if several else ""
 
     def build() -> str:
-        students = class_students(request)
-        current = current_fingerprint(current_grading(request))
+        students = class_students(request, assignment.name)
+        current = current_fingerprint(grading_of(request, assignment.name))
         rows = classbook.gradebook_rows(store, students, choice, current)
-        return summary.summary_html(rows, f"Class summary ({choice} submission of each "
-                                          "student)", similarity=found)
+        return summary.summary_html(rows, f"{named}Class summary ({choice} submission of "
+                                          "each student)", similarity=found)
 
     advice = SERVE_ADVICE.format(config=path_for(request, "instructor_config"))
     html = (await run_in_threadpool(build)).replace(BATCH_ADVICE, advice)
     other = "best" if choice == "latest" else "latest"
-    back = (f'<p><a href="{path_for(request, "instructor_class")}">Back to the class</a> · '
-            f'<a href="{path_for(request, "instructor_summary")}?choice={other}">'
+    which = f"assignment={quote(assignment.name)}&" if several else ""
+    back = (f'<p><a href="{path_for(request, "instructor_class")}'
+            f'{"?" + which[:-1] if which else ""}">Back to the class</a> · '
+            f'<a href="{path_for(request, "instructor_summary")}?{which}choice={other}">'
             f'{other} submission of each</a></p>')
     return with_inline_styles(html.replace("<body>", "<body>" + back, 1))
 

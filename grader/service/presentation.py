@@ -277,7 +277,8 @@ def with_score_line(report: str, line: str) -> str:
     return report
 
 
-# What a submission's JSON names when its caller does not say (a course's only assignment).
+# What a score's JSON names when its caller names no assignment: a course's first before it
+# holds any (course_assignments.DEFAULT). Callers with a submission pass its own.
 ASSIGNMENT = "minimax"
 
 
@@ -286,8 +287,8 @@ def scores_json(score: float | None, final: FinalScore | None,
     """The four words every submission's JSON uses, always all four (None where none
     applies): ``score`` the grader's, ``penalty`` the late penalty's points (negative, as
     the gradebook CSV writes it), ``adjustment`` the instructor's points, ``final_score``
-    what counts (the grader's when no records apply); and the ``assignment`` it was handed
-    in for (give the submission's: the default is the minimax).
+    what counts (the grader's when no records apply); and the ``assignment`` (its name) they
+    are of.
 
     >>> from datetime import timedelta
     >>> from grader.service.records import LatePolicy
@@ -476,7 +477,8 @@ def submission_json(store: Store, queue: GradingQueue, settings: ServiceSettings
             "attempts": row.attempts, "config": row.config, "items": items,
             "pending": live["pending"] if results is None else [],
             "max_score": row.max_score if done else None,
-            **scores_json(row.score if done else None, final if done else None, row.assignment),
+            **scores_json(row.score if done else None, final if done else None,
+                          row.assignment),
             **score_details(final if done else None),
             "score_text": line if done and line else None,
             "error": row.error if row.status == "error" else None,
