@@ -201,7 +201,7 @@ def serve_in_thread(application: Any, **options: Any) -> Iterator[tuple[int, Any
 def database_at_version(path: Path, version: int) -> Database:
     """A course's database at ``path`` as schema ``version`` made it (its first ``version``
     migrations, each recorded as migrate records it), to test the migrations after it:
-    ``assert migrate(database_at_version(path, 3)) == [4, 5, 6, 7, 8]``."""
+    ``assert migrate(database_at_version(path, 3)) == [4, 5, 6, 7, 8, 9]``."""
     database = Database(path)
     for number, _, step in MIGRATIONS[:version]:
         with database.transaction() as db:

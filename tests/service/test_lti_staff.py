@@ -177,7 +177,7 @@ def test_a_course_of_version_6_keeps_its_tas_rows_but_they_grade_only_after_a_la
                    "seen_at) VALUES (1, 'u-7', 'grader', 'Barbara', 'HASH', 't', 't')")
         db.execute("INSERT INTO settings VALUES ('lti_binding', '{\"platform\": 1, "
                    "\"deployment_id\": \"d1\", \"context_id\": \"c7\"}')")
-    assert migrate(database) == [7, 8]
+    assert migrate(database) == [7, 8, 9]
     database.close()
     store = Store(tmp_path / "course.sqlite3", secret=b"k" * 32)
     try:
