@@ -5,7 +5,9 @@ server started as the docs say: ``python3 -m grader serve --data DIR --roster ro
 The story: Ada signs in with her link and sees both assignments listed; she hands in a Monte
 Carlo player on the Monte Carlo assignment and a minimax on the minimax, reads both reports
 (100 / 100), and her list shows both grades. The instructor's Assignments page shows both and
-closes the Monte Carlo one; Ada's page then says it is closed and offers no form.
+closes the Monte Carlo one; the class page shows each assignment with its rubric, and the
+Canvas and Moodle gradebooks have a column per assignment; Ada's page then says the Monte
+Carlo is closed and offers no form.
 
 Screenshots go to $TTT_SCREENSHOTS (default: the test's temporary folder), to be looked at.
 Skipped, with the reason, where Playwright or Chromium is missing.
@@ -86,6 +88,22 @@ def test_a_student_hands_in_both_assignments_and_the_instructor_closes_one(
         "closed"
     assert teacher.locator("tr.assignment[data-name=minimax] td").nth(3).inner_text() == "open"
     teacher.screenshot(path=str(shots / "instructor-assignments.png"), full_page=True)
+
+    # The class page per assignment, and the gradebooks with a column per assignment.
+    teacher.goto(f"{server.url}/instructor?assignment=montecarlo")
+    assert teacher.inner_text("h1") == f"The class: {MONTECARLO_TITLE}"
+    assert "mc_trial" in teacher.inner_text("span.rubric")
+    teacher.click(f"nav.assignments a:has-text('{MINIMAX_TITLE}')")
+    assert teacher.inner_text("h1") == f"The class: {MINIMAX_TITLE}"
+    assert "game play" in teacher.inner_text("span.rubric")
+    teacher.screenshot(path=str(shots / "instructor-class-minimax.png"), full_page=True)
+    canvas = teacher.request.get(f"{server.url}/api/gradebook.csv?format=canvas").text()
+    header, *rows = canvas.lstrip("\ufeff").splitlines()
+    assert header.split(",")[-2:] == [MINIMAX_TITLE, MONTECARLO_TITLE]
+    ada_row = next(row for row in rows if "Ada Lovelace" in row)
+    assert ada_row.split(",")[-2:] == ["100", "100"]
+    moodle = teacher.request.get(f"{server.url}/api/gradebook.csv?format=moodle").text()
+    assert MINIMAX_TITLE in moodle and MONTECARLO_TITLE in moodle and "ada@example.org" in moodle
 
     ada.goto(f"{server.url}/?assignment=montecarlo")
     assert "This assignment is closed" in ada.inner_text("main")
