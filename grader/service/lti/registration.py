@@ -39,7 +39,7 @@ TOOL_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-tool-configuration"
 PLATFORM_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-platform-configuration"
 SCOPES = ("https://purl.imsglobal.org/spec/lti-ags/scope/score",
           "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem.readonly", NRPS_SCOPE)
-TOOL_NAME = "Tic-Tac-Toe minimax submissions"
+TOOL_NAME = "Tic-Tac-Toe submissions"
 # Where Canvas places the tool: the assignment's "External Tool" submission type, so the
 # assignment is graded through AGS (canvas-lms app/models/lti/ims/registration.rb
 # canvas_placement_name: its own placements by URI, the prefix taken off).
