@@ -3,12 +3,13 @@
 "Write the intent first, do the network call after, mark it done": :func:`grade_changed`
 writes one ``pending`` row per line item the student has (the score, over the maximum, with
 the time it changed as the score's timestamp): a line item takes the grade of its resource
-link's assignment only (:mod:`grader.service.lti.resource_links`); the :class:`Sender` thread posts the due rows
-and marks them ``sent``. A platform that is down or refuses: the row is tried again after
-30 s, 1 min, 2 min... (at most an hour), and after ``MAX_ATTEMPTS`` it is ``failed`` until
-the instructor resends it. A crash between the call and the mark repeats the call with the
-same payload and timestamp, which the LMS takes as the same score; a newer grade supersedes
-the rows still waiting, so an old grade is never sent after a new one.
+link's assignment only (:mod:`grader.service.lti.resource_links`); the :class:`Sender`
+thread posts the due rows and marks them ``sent``. A platform that is down or refuses: the
+row is tried again after 30 s, 1 min, 2 min... (at most an hour), and after
+``MAX_ATTEMPTS`` it is ``failed`` until the instructor resends it. A crash between the call
+and the mark repeats the call with the same payload and timestamp, which the LMS takes as the
+same score; a newer grade supersedes the rows still waiting, so an old grade is never sent
+after a new one.
 
     grade_changed(store, "alice")     # after a result, an adjustment, a deadline change
     grade_changed(store, "alice", assignment="montecarlo")   # ...of that assignment only
@@ -198,8 +199,8 @@ def rows(store: Store, statuses: tuple[str, ...] = ("pending", "failed"),
                       r["score_maximum"], r["status"], int(r["attempts"]), r["next_try_at"],
                       r["last_error"], r["created_at"], r["sent_at"], r["assignment"])
             for r in store.database.query(
-                "SELECT o.*, l.url, l.assignment, p.issuer FROM lti_outbox o JOIN lti_lineitems l ON "
-                "l.id = o.lineitem JOIN lti_contexts c ON c.id = l.context JOIN lti_platforms "
+                "SELECT o.*, l.url, l.assignment, p.issuer FROM lti_outbox o JOIN lti_lineitems "
+                "l ON l.id = o.lineitem JOIN lti_contexts c ON c.id = l.context JOIN lti_platforms "
                 f"p ON p.id = c.platform WHERE o.status IN ({marks}) ORDER BY o.id DESC "
                 "LIMIT ?", (*statuses, limit))]
 

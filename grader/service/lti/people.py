@@ -93,7 +93,7 @@ class Admitted:
             return f"/?{urlencode({'assignment': self.assignment})}" if self.assignment \
                 else UNCHOSEN_PAGE
         if self.several and self.assignment is None and self.grader_hash is None \
-                and self.link is not None:
+                and self.link is not None and self.link.resource_link_id:
             return f"{CHOOSE_PAGE}?{self.link.query()}"
         return "/instructor"
 
@@ -245,9 +245,10 @@ def record_member(db: sqlite3.Connection, context: int, sub: str, student: str |
 def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
     """Record a validated launch (its login used, once; the course bound by a first
     instructor launch; its resource link's assignment, :mod:`resource_links`; the student
-    matched or added; the course, its line item, the membership) and say who it signs in. LaunchRefused, with nothing stored, for a replayed
-    launch, a launch from another LMS course than the bound one (or a learner's before any
-    binding), or a student whose link is revoked."""
+    matched or added; the course, its line item, the membership) and say who it signs in.
+    LaunchRefused, with nothing stored, for a replayed launch, a launch from another LMS
+    course than the bound one (or a learner's before any binding), or a student whose link
+    is revoked."""
     with store.database.transaction() as db:
         used = db.execute("UPDATE lti_logins SET used_at = ? WHERE state_hash = ? AND "
                           "used_at IS NULL", (utc_now(), launch.state_hash)).rowcount

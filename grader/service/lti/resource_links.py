@@ -137,7 +137,7 @@ def resolve(db: sqlite3.Connection, store: Store, launch: Launch) -> str | None:
                               f"user {launch.sub})")
     else:
         chosen, how = NOT_CHOSEN, ""
-    where, parameters = key.where()
+    _, parameters = key.where()
     db.execute("INSERT INTO lti_links (platform, deployment_id, context_id, resource_link_id, "
                "assignment, how, set_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (platform, "
                "deployment_id, context_id, resource_link_id) DO UPDATE SET assignment = "
