@@ -8,12 +8,15 @@ grades synced with the LMS. One more room beside the pages (DESIGN.md):
     keysets       the platforms' key sets, fetched and cached
     launch        the OIDC login and the id_token launch, validated
     binding       the one LMS course the course is bound to (its first instructor launch)
+    resource_links  which assignment each LMS link is (its custom parameter, the course's
+                  only one, or the instructor's choice at its first launch)
     people        who an LMS user is on the roster (linked once); what a launch records
     staff         the course's TAs as graders (listed, removed, restored by the instructor)
     embedding     the page inside the LMS's frame (frame-ancestors, cookies)
     storage       launches without cookies (the LMS's postMessage storage)
     nrps          the roster from the LMS (Names and Role Provisioning)
-    ags, outbox   grades to the LMS (Assignment and Grade Services) through an outbox
+    ags, outbox   grades to the LMS (Assignment and Grade Services) through an outbox: each
+                  assignment's grade to its own links' line items
     routes        /lti/... and the instructor's /instructor/lti
 
 The hooks the rest of the page calls, each one line:
@@ -22,8 +25,10 @@ The hooks the rest of the page calls, each one line:
     Middleware(lti.FrameAncestors, store=store)   # first in create_app's middleware
     lti.start_sender(app) / lti.stop_sender(app)  # in create_app's lifespan
     lti.grade_changed(store, student_id)    # a result, a regrade, a student's deadline
+    lti.grade_changed(store, student_id, assignment="montecarlo")   # ...of one assignment
     lti.submission_changed(store, number)   # an adjustment set or removed
     lti.grades_changed(store)               # the course's dates, late policy or choice changed
+    lti.grades_changed(store, assignment="montecarlo")   # ...one assignment's own
     print(lti.register_platform_file(store, data, path, base_url))    # serve --lti-platform
 """
 

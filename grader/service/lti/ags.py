@@ -1,24 +1,25 @@
 """Grades to the LMS (Assignment and Grade Services): the score a student's grade is now,
 and the call that posts it to a line item.
 
-The grade is the course's choice (latest or best, :mod:`grader.service.course_dates`) of the student's
-graded submissions, its final score (the grader's, the late penalty, the adjustment) over
-the maximum. The score's ``timestamp`` is when the grade changed (the outbox row's time),
+A grade is of one assignment of the course: its choice (latest or best,
+:mod:`grader.service.course_dates`) of the student's graded submissions of it, its final score
+(the grader's, the late penalty, the adjustment, under the assignment's dates) over the
+maximum. The score's ``timestamp`` is when the grade changed (the outbox row's time),
 so sending the same row twice is the same score for the LMS, and an older grade can never
 replace a newer one; ``submission.submittedAt`` is the hand-in's time.
 
-    grade = grade_of(store, "alice", course)        # None: nothing graded yet
+    grade = grade_of(store, "alice", course, "montecarlo")   # None: nothing graded yet
     payload = score_payload(grade, "lms-user-7", "2026-12-08T10:00:00.000000Z")
     send_score(tool, platform, "https://lms/lineitems/3", payload)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from grader.service import class_queries, course_dates
+from grader.service import class_queries, course_assignments, course_dates
 from grader.service.class_queries import ClassSubmission
 from grader.service.classbook import CHOICES, ClassStudent, CourseRecords, with_records
 from grader.service.intake import Deadlines
@@ -47,18 +48,20 @@ class Course:
     base_url: str = ""
 
     @classmethod
-    def remembered(cls, store: Store, base_url: str | None = None) -> "Course":
+    def remembered(cls, store: Store, base_url: str | None = None,
+                   assignment: str | None = None) -> "Course":
         """The course as its records say now: its dates and late policy (which the page
-        changes while it serves), and the base URL kept (or ``base_url``)."""
-        dates = course_dates.read(store)
+        changes while it serves; ``assignment``'s own where it has them), and the base URL
+        kept (or ``base_url``)."""
+        dates = course_dates.read(store, assignment)
         return cls(dates.deadlines, dates.policy,
                    store.get_setting("base_url") or "" if base_url is None else base_url)
 
 
-def grade_choice(store: Store) -> str:
-    """The course's choice for the LMS's grade: ``latest`` (the default) or ``best`` (the
-    one choice of the course: its gradebook and students' pages follow it too)."""
-    return course_dates.read(store).choice
+def grade_choice(store: Store, assignment: str | None = None) -> str:
+    """The course's choice for the LMS's grade (``assignment``'s own where it has one):
+    ``latest`` (the default) or ``best`` (its gradebook and students' pages follow it too)."""
+    return course_dates.read(store, assignment).choice
 
 
 @dataclass(frozen=True)
@@ -88,12 +91,27 @@ def _comment(handed: ClassSubmission, choice: str, base_url: str) -> str:
     return text[:MAX_COMMENT]
 
 
-def grade_of(store: Store, student: str, course: Course) -> Grade | None:
-    """The student's grade now, or None when nothing of theirs is graded."""
-    records = CourseRecords.load(store, course.deadlines, course.policy)
+def _handed_in(store: Store, student: str, assignment: str) -> list[ClassSubmission]:
+    """The student's submissions of ``assignment``, oldest first, numbered as their page
+    numbers them (1 for their first hand-in of it)."""
+    theirs = {int(row["id"]) for row in store.database.query(
+        "SELECT id FROM submissions WHERE student = ? AND assignment = ?",
+        (student, assignment))}
+    found = [one for one in class_queries.class_submissions(store, student)
+             if one.submission.id in theirs]
+    return [replace(one, submission=replace(one.submission, ordinal=number))
+            for number, one in enumerate(found, start=1)]
+
+
+def grade_of(store: Store, student: str, course: Course,
+             assignment: str | None = None) -> Grade | None:
+    """The student's grade of ``assignment`` (the course's first when None) now, under
+    ``course``'s dates, or None when nothing of theirs is graded."""
+    assignment = assignment or course_assignments.first(store).name
+    records = CourseRecords.load(store, course.deadlines, course.policy, assignment)
     handed = tuple(with_records(row, records)
-                   for row in class_queries.class_submissions(store, student))
-    choice = grade_choice(store)
+                   for row in _handed_in(store, student, assignment))
+    choice = grade_choice(store, assignment)
     chosen = ClassStudent(Student(student), handed).chosen(choice)
     if chosen is None or chosen.submission.max_score is None:
         return None

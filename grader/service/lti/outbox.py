@@ -2,14 +2,17 @@
 
 "Write the intent first, do the network call after, mark it done": :func:`grade_changed`
 writes one ``pending`` row per line item the student has (the score, over the maximum, with
-the time it changed as the score's timestamp); the :class:`Sender` thread posts the due rows
-and marks them ``sent``. A platform that is down or refuses: the row is tried again after
-30 s, 1 min, 2 min... (at most an hour), and after ``MAX_ATTEMPTS`` it is ``failed`` until
-the instructor resends it. A crash between the call and the mark repeats the call with the
-same payload and timestamp, which the LMS takes as the same score; a newer grade supersedes
-the rows still waiting, so an old grade is never sent after a new one.
+the time it changed as the score's timestamp): a line item takes the grade of its resource
+link's assignment only (:mod:`grader.service.lti.resource_links`); the :class:`Sender`
+thread posts the due rows and marks them ``sent``. A platform that is down or refuses: the
+row is tried again after 30 s, 1 min, 2 min... (at most an hour), and after
+``MAX_ATTEMPTS`` it is ``failed`` until the instructor resends it. A crash between the call
+and the mark repeats the call with the same payload and timestamp, which the LMS takes as the
+same score; a newer grade supersedes the rows still waiting, so an old grade is never sent
+after a new one.
 
     grade_changed(store, "alice")     # after a result, an adjustment, a deadline change
+    grade_changed(store, "alice", assignment="montecarlo")   # ...of that assignment only
     sender = Sender(tool); sender.start(); ...; sender.stop()
 """
 
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from grader.service import course_assignments
 from grader.service.lti import ags, binding
 from grader.service.lti.errors import PlatformError
 from grader.service.lti.platforms import platform_by_id
@@ -59,18 +63,19 @@ class OutboxRow:
     last_error: str | None
     created_at: str
     sent_at: str | None
+    assignment: str = ""          # its line item's (its resource link's) assignment
 
 
-def _targets(store: Store, student: str) -> list[Any]:
-    """The line items the student's grade goes to, with their LMS user id there: those of
-    the LMS course the course is bound to (a course re-bound to another LMS course sends
-    nothing more to the old one; a course from before bindings existed, not bound yet,
-    keeps sending to every LMS course it knows until its instructor's next launch binds it).
-    """
+def _targets(store: Store, student: str, assignment: str) -> list[Any]:
+    """The line items the student's grade of ``assignment`` goes to, with their LMS user id
+    there: those of its resource links in the LMS course the course is bound to (a course
+    re-bound to another LMS course sends nothing more to the old one; a course from before
+    bindings existed, not bound yet, keeps sending to every LMS course it knows until its
+    instructor's next launch binds it)."""
     query = ("SELECT DISTINCT l.id AS lineitem, m.sub AS sub FROM lti_members m "
              "JOIN lti_contexts c ON c.id = m.context JOIN lti_lineitems l ON l.context = c.id "
-             "WHERE m.student = ? AND instr(c.ags_scopes, ?) > 0")
-    parameters: tuple[Any, ...] = (student, ags.SCORE_SCOPE)
+             "WHERE m.student = ? AND l.assignment = ? AND instr(c.ags_scopes, ?) > 0")
+    parameters: tuple[Any, ...] = (student, assignment, ags.SCORE_SCOPE)
     bound = binding.current(store)
     if bound is not None:
         query += " AND c.platform = ? AND c.deployment_id = ? AND c.context_id = ?"
@@ -86,25 +91,43 @@ def _same(payload: dict[str, Any], stored: str) -> bool:
         {k: v for k, v in payload.items() if k not in ignored}
 
 
-def _course(store: Store) -> ags.Course:
-    """The course's dates and policy as its records say now (the page changes them while it
-    serves), with the serving sender's base URL when one serves it."""
+def _course(store: Store, assignment: str) -> ags.Course:
+    """The assignment's dates and policy as the course's records say now (the page changes
+    them while it serves), with the serving sender's base URL when one serves it."""
     with _serving_lock:
         sender = _serving.get(str(store.path))
     base_url = sender.course.base_url if sender is not None and sender.course is not None \
         else None
-    return ags.Course.remembered(store, base_url)
+    return ags.Course.remembered(store, base_url, assignment)
 
 
-def grade_changed(store: Store, student: str, course: ags.Course | None = None) -> int:
-    """The student's grade may have changed: a pending row for each of their line items
-    whose score differs from the last one sent or waiting. How many rows were written.
-    Never raises (a grade to the LMS is not worth failing a grading run for)."""
+def grade_changed(store: Store, student: str, course: ags.Course | None = None,
+                  assignment: str | None = None) -> int:
+    """The student's grade of ``assignment`` (None: of each of the course's assignments)
+    may have changed: a pending row for each line item of that assignment whose score
+    differs from the last one sent or waiting. ``course``: the dates to grade under (None:
+    each assignment's as the records say). How many rows were written. Never raises (a
+    grade to the LMS is not worth failing a grading run for)."""
     try:
-        targets = _targets(store, student)
+        names = [assignment] if assignment is not None else \
+            course_assignments.names(store)
+    except Exception:
+        log.exception("cannot read the course's assignments for %s's grade", student)
+        return 0
+    written = sum(_assignment_grade_changed(store, student, name, course) for name in names)
+    if written:
+        wake(store)
+    return written
+
+
+def _assignment_grade_changed(store: Store, student: str, assignment: str,
+                              course: ags.Course | None) -> int:
+    """:func:`grade_changed` for one assignment, without waking the sender."""
+    try:
+        targets = _targets(store, student, assignment)
         if not targets:
             return 0
-        grade = ags.grade_of(store, student, course or _course(store))
+        grade = ags.grade_of(store, student, course or _course(store, assignment), assignment)
         if grade is None:
             return 0
         written = 0
@@ -131,11 +154,9 @@ def grade_changed(store: Store, student: str, course: ags.Course | None = None) 
                            (student, target["lineitem"], grade.submission, grade.score,
                             grade.maximum, json.dumps(payload), moment, moment))
                 written += 1
-        if written:
-            wake(store)
         return written
     except Exception:
-        log.exception("cannot queue %s's grade for the LMS", student)
+        log.exception("cannot queue %s's grade of %s for the LMS", student, assignment)
         return 0
 
 
@@ -147,15 +168,18 @@ def submission_changed(store: Store, submission: int) -> int:
     except Exception:
         log.exception("cannot read submission %s for the LMS", submission)
         return 0
-    return 0 if row is None else grade_changed(store, row.student)
+    return 0 if row is None else grade_changed(store, row.student,
+                                               assignment=row.assignment)
 
 
-def grades_changed(store: Store, course: ags.Course | None = None) -> int:
-    """Every LMS-linked student's grade may have changed (the course's deadline or late
-    policy changed, or the grade choice): how many rows were written."""
+def grades_changed(store: Store, course: ags.Course | None = None,
+                   assignment: str | None = None) -> int:
+    """Every LMS-linked student's grade of ``assignment`` (None: of each assignment) may
+    have changed (its deadline or late policy changed, or the grade choice): how many rows
+    were written."""
     students = [row["student"] for row in store.database.query(
         "SELECT DISTINCT student FROM lti_members WHERE student IS NOT NULL ORDER BY student")]
-    return sum(grade_changed(store, student, course) for student in students)
+    return sum(grade_changed(store, student, course, assignment) for student in students)
 
 
 def wake(store: Store, now: bool = False) -> None:
@@ -173,10 +197,10 @@ def rows(store: Store, statuses: tuple[str, ...] = ("pending", "failed"),
     marks = ", ".join("?" for _ in statuses)
     return [OutboxRow(int(r["id"]), r["student"], r["url"], r["issuer"], r["score_given"],
                       r["score_maximum"], r["status"], int(r["attempts"]), r["next_try_at"],
-                      r["last_error"], r["created_at"], r["sent_at"])
+                      r["last_error"], r["created_at"], r["sent_at"], r["assignment"])
             for r in store.database.query(
-                "SELECT o.*, l.url, p.issuer FROM lti_outbox o JOIN lti_lineitems l ON "
-                "l.id = o.lineitem JOIN lti_contexts c ON c.id = l.context JOIN lti_platforms "
+                "SELECT o.*, l.url, l.assignment, p.issuer FROM lti_outbox o JOIN lti_lineitems "
+                "l ON l.id = o.lineitem JOIN lti_contexts c ON c.id = l.context JOIN lti_platforms "
                 f"p ON p.id = c.platform WHERE o.status IN ({marks}) ORDER BY o.id DESC "
                 "LIMIT ?", (*statuses, limit))]
 

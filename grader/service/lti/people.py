@@ -35,8 +35,9 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
-from grader.service.lti import binding, staff
+from grader.service.lti import binding, resource_links, staff
 from grader.service.lti.errors import LaunchRefused
 from grader.service.lti.launch import GRADER_ACCESS, INSTRUCTOR_ACCESS, Launch
 from grader.service.lti.platforms import add_frame_origin
@@ -48,6 +49,8 @@ SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 # LMS writes custom parameters, so it never links anyone to a student.
 CANVAS_USER_ID = "canvas_user_id"
 _SAFE_ID = re.compile(r"[^A-Za-z0-9._@-]+")
+CHOOSE_PAGE = "/instructor/lti/link"      # the instructor chooses a new link's assignment
+UNCHOSEN_PAGE = "/lti/unchosen"           # a student's launch of a link not chosen yet
 
 
 @dataclass(frozen=True)
@@ -64,15 +67,35 @@ class Person:
 @dataclass(frozen=True)
 class Admitted:
     """Who a launch signs in: the instructor, a grader (``grader_hash``: their token's hash)
-    or a student (``student``)."""
+    or a student (``student``); in a course of several assignments, the assignment of the
+    launch's link (``assignment``; None: not chosen yet) and the link (``link``).
+
+    >>> Admitted("ada").home, Admitted("ada", several=True, assignment="montecarlo").home
+    ('/', '/?assignment=montecarlo')
+    """
 
     student: str | None
     added: bool = False
     grader_hash: str | None = None
+    assignment: str | None = None
+    several: bool = False
+    link: resource_links.LinkKey | None = None
 
     @property
     def home(self) -> str:
-        return "/" if self.student is not None else "/instructor"
+        """Where the launch lands: a student on their page (of the link's assignment when
+        the course has several; a page that says so while it is not chosen), the
+        instructor on theirs (first on the page that asks a new link's assignment), a
+        grader on the class."""
+        if self.student is not None:
+            if not self.several:
+                return "/"
+            return f"/?{urlencode({'assignment': self.assignment})}" if self.assignment \
+                else UNCHOSEN_PAGE
+        if self.several and self.assignment is None and self.grader_hash is None \
+                and self.link is not None and self.link.resource_link_id:
+            return f"{CHOOSE_PAGE}?{self.link.query()}"
+        return "/instructor"
 
 
 def linked_student(db: sqlite3.Connection, platform: int, sub: str) -> str | None:
@@ -181,7 +204,8 @@ def unlink(store: Store, platform: int, sub: str, who: str) -> str | None:
 
 
 def record_context(db: sqlite3.Connection, launch: Launch) -> int:
-    """The launch's LMS course (its services as the latest launch says): its row id."""
+    """The launch's LMS course (its services as the latest launch says): its row id. Its
+    line item belongs to the assignment of its resource link (none while not chosen)."""
     db.execute("INSERT INTO lti_contexts (platform, deployment_id, context_id, title, "
                "memberships_url, ags_scopes, lineitems_url) VALUES (?, ?, ?, ?, ?, ?, ?) "
                "ON CONFLICT (platform, deployment_id, context_id) DO UPDATE SET "
@@ -198,8 +222,10 @@ def record_context(db: sqlite3.Connection, launch: Launch) -> int:
                                             launch.context_id)).fetchone()
     context = int(row["id"])
     if launch.lineitem:
-        db.execute("INSERT OR IGNORE INTO lti_lineitems (context, resource_link_id, url) "
-                   "VALUES (?, ?, ?)", (context, launch.resource_link_id, launch.lineitem))
+        db.execute("INSERT OR IGNORE INTO lti_lineitems (context, resource_link_id, url, "
+                   "assignment) VALUES (?, ?, ?, ?)",
+                   (context, launch.resource_link_id, launch.lineitem,
+                    resource_links.line_item_assignment(db, resource_links.LinkKey.of(launch))))
     return context
 
 
@@ -218,10 +244,11 @@ def record_member(db: sqlite3.Connection, context: int, sub: str, student: str |
 
 def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
     """Record a validated launch (its login used, once; the course bound by a first
-    instructor launch; the student matched or added; the course, its line item, the
-    membership) and say who it signs in. LaunchRefused, with nothing stored, for a replayed
-    launch, a launch from another LMS course than the bound one (or a learner's before any
-    binding), or a student whose link is revoked."""
+    instructor launch; its resource link's assignment, :mod:`resource_links`; the student
+    matched or added; the course, its line item, the membership) and say who it signs in.
+    LaunchRefused, with nothing stored, for a replayed launch, a launch from another LMS
+    course than the bound one (or a learner's before any binding), or a student whose link
+    is revoked."""
     with store.database.transaction() as db:
         used = db.execute("UPDATE lti_logins SET used_at = ? WHERE state_hash = ? AND "
                           "used_at IS NULL", (utc_now(), launch.state_hash)).rowcount
@@ -229,6 +256,7 @@ def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
             raise LaunchRefused("this launch was used already (a launch signs in once): open "
                                 "the assignment in the LMS again")
         binding.check(store, launch)
+        assignment = resource_links.resolve(db, store, launch)
         student: str | None = None
         added = False
         grader_hash = None
@@ -249,7 +277,8 @@ def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
     # TA can replay their own launch with any Origin header.
     if origin and launch.access == INSTRUCTOR_ACCESS:
         add_frame_origin(store, launch.platform.id, origin)
-    return Admitted(student, added, grader_hash)
+    return Admitted(student, added, grader_hash, assignment, resource_links.several(store),
+                    resource_links.LinkKey.of(launch))
 
 
 def _revoked(db: sqlite3.Connection, student: str) -> bool:

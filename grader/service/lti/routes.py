@@ -8,10 +8,15 @@ tab, Dynamic Registration, and the instructor's LTI page.
     GET|POST  /lti/enter/CODE              after a launch: the page, or "open it in a new tab"
     GET       /lti/register/CODE           Dynamic Registration (from the LMS)
     GET       /lti/close.js                tells the LMS the registration window may close
-    GET       /instructor/lti              platforms, the tool's URLs, roster, grades outbox
+    GET       /lti/unchosen                a student's launch of a link whose assignment the
+                                           instructor has not chosen yet
+    GET|POST  /instructor/lti/link         which assignment a new LMS link is (asked after
+                                           the instructor's launch of it)
+    GET       /instructor/lti              platforms, the tool's URLs, roster, the links'
+                                           assignments, grades outbox
     POST      /instructor/lti/ACTION       sync, resend, choice, deployment, new-code,
                                            bind, unbind, unlink, remove-grader,
-                                           restore-grader
+                                           restore-grader, link-assignment
 """
 
 from __future__ import annotations
@@ -28,9 +33,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, course_dates, sessions
+from grader.service import auth, course_assignments, course_dates, sessions
 from grader.service.lti import (addresses, ags, binding, embedding, nrps, outbox, platforms,
-                                registration, staff)
+                                registration, resource_links, staff)
 from grader.service.lti.errors import (CookiesBlocked, LaunchRefused, LtiError,
                                        RegistrationError, StorageCheck)
 from grader.service.lti.launch import INSTRUCTOR_ACCESS, digest, start_login, validate_launch
@@ -346,6 +351,9 @@ def page_context(request: Request) -> dict[str, Any]:
             "SELECT DISTINCT m.student, m.left_at, s.name FROM lti_members m JOIN students s ON "
             "s.id = m.student WHERE m.status = 'left' ORDER BY m.student")],
         "binding": binding.current(store), "links": links(store),
+        "resource_links": resource_links.listing(store),
+        "link_changes": resource_links.changes(store),
+        "assignments": course_assignments.listing(store),
         "graders": staff.graders(store),
         "counts": outbox.counts(store), "waiting": outbox.rows(store),
         "choice": ags.grade_choice(store), "outcomes": [], "problem": None,
@@ -416,6 +424,8 @@ async def instructor_action(request: Request) -> Response:
                         "launch links them again by SIS id or email, or adds them"]
     elif action in ("remove-grader", "restore-grader"):
         problem, outcomes = await run_in_threadpool(_grader_action, store, action, form)
+    elif action == "link-assignment":
+        problem, outcomes = await run_in_threadpool(_link_assignment, store, form)
     else:
         return render(request, "error.html", {"status": 404, "message": "there is no such page",
                                               "error_id": None}, 404)
@@ -445,6 +455,66 @@ def _bind(store: Any, form: Any) -> str | None:
     except ValueError as problem:
         return str(problem)
     return None
+
+
+def _link_assignment(store: Any, form: Any) -> tuple[str | None, list[str]]:
+    """The form that says which assignment an LMS link is (``platform``, ``deployment``,
+    ``context``, ``link``, ``assignment``): (problem, outcomes)."""
+    key = resource_links.LinkKey.from_fields(form)
+    if key is None:
+        return "choose a link of the list", []
+    assignment = str(form.get("assignment") or "")
+    try:
+        before = resource_links.assign(store, key, assignment, who=INSTRUCTOR)
+    except ValueError as problem:
+        return str(problem), []
+    log.info("the instructor set the assignment of LMS link %s to %s (was %s)",
+             printable(key.resource_link_id), assignment, before or "not chosen")
+    if before == assignment:
+        return None, [f"the link {key.resource_link_id} is {assignment} already"]
+    return None, [f"the link {key.resource_link_id} is {assignment} from now on: its "
+                  f"students land on {assignment}, and its line items take {assignment}'s "
+                  "grades (those that changed are sent)"]
+
+
+def _link_page(request: Request, key: resource_links.LinkKey | None,
+               problem: str | None = None) -> Response:
+    store = request.app.state.store
+    found = None if key is None else next(
+        (one for one in resource_links.listing(store) if one.key == key), None)
+    if found is None:
+        return render(request, "error.html", {
+            "status": 404, "message": "this LMS link never launched the tool: the LTI page "
+                                     "lists the links that did", "error_id": None}, 404)
+    return render(request, "lti_link_choice.html", {
+        "link": found, "assignments": course_assignments.listing(store),
+        "problem": problem}, 400 if problem else 200)
+
+
+async def link_page(request: Request) -> Response:
+    """``GET /instructor/lti/link?platform=&deployment=&context=&link=``: which assignment
+    this LMS link is (where the instructor's launch of a new link lands)."""
+    auth.require_instructor(request)
+    key = resource_links.LinkKey.from_fields(request.query_params)
+    return await run_in_threadpool(_link_page, request, key)
+
+
+async def link_choose(request: Request) -> Response:
+    """``POST /instructor/lti/link`` from that page (with its CSRF token): the link is bound
+    to the assignment chosen, and the instructor goes on to their page."""
+    auth.require_instructor(request)
+    form = await request.form(max_files=0, max_fields=10, max_part_size=MAX_FORM)
+    auth.require_csrf(request, form)
+    problem, _ = await run_in_threadpool(_link_assignment, request.app.state.store, form)
+    if problem:
+        return await run_in_threadpool(_link_page, request,
+                                       resource_links.LinkKey.from_fields(form), problem)
+    return RedirectResponse("/instructor", status_code=303)
+
+
+async def unchosen(request: Request) -> Response:
+    """Where a student's launch of a link lands while its assignment is not chosen."""
+    return render(request, "lti_link_unchosen.html", {})
 
 
 def _grader_action(store: Any, action: str, form: Any) -> tuple[str | None, list[str]]:
@@ -489,6 +559,9 @@ routes = [
     Route("/lti/enter/{code}", enter_confirm, methods=["POST"], name="lti_enter_confirm"),
     Route("/lti/register/{code}", register, methods=["GET"], name="lti_register"),
     Route("/lti/close.js", close_script, methods=["GET"], name="lti_close_script"),
+    Route("/lti/unchosen", unchosen, methods=["GET"], name="lti_unchosen"),
+    Route("/instructor/lti/link", link_page, methods=["GET"], name="lti_link_page"),
+    Route("/instructor/lti/link", link_choose, methods=["POST"], name="lti_link_choose"),
     Route("/instructor/lti", instructor_page, methods=["GET"], name="lti_instructor_page"),
     Route("/instructor/lti/{action}", instructor_action, methods=["POST"],
           name="lti_instructor_action"),
