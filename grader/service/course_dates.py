@@ -202,7 +202,7 @@ def _change_own(store: Store, wanted: dict[str, str | None], who: str,
                                   {key: wanted.get(key), "assignment": assignment})
     if changed:
         from grader.service import lti        # the LMS's grades follow (lti imports us)
-        lti.grades_changed(store)
+        lti.grades_changed(store, assignment=assignment)
     return changed
 
 
