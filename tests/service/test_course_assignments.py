@@ -47,9 +47,12 @@ class OldCourse:
         return TestClient(self.app, headers={
             "authorization": f"Bearer {self.store.instructor_token()}"})
 
-    def final_scores(self) -> dict[str, float]:
-        """The gradebook's final score of each student (``/api/gradebook.csv``)."""
-        answer = self.instructor().get("/api/gradebook.csv")
+    def final_scores(self, assignment: str = "") -> dict[str, float]:
+        """The gradebook's final score of each student (``/api/gradebook.csv``; of one
+        assignment, in a course of several: there the whole file has a column per
+        assignment)."""
+        query = f"?assignment={assignment}" if assignment else ""
+        answer = self.instructor().get(f"/api/gradebook.csv{query}")
         assert answer.status_code == 200, answer.text
         rows = csv.DictReader(io.StringIO(answer.text.lstrip("\ufeff")))
         return {row["student_id"]: float(row["final_score"]) for row in rows}
@@ -147,4 +150,5 @@ def test_adding_montecarlo_leaves_the_old_hand_ins_the_minimaxs(course: OldCours
         "authorization": f"Bearer {store.student_token('ada')}"}).get("/api/submissions")
     assert [(row["assignment"], row["final_score"]) for row in history.json()[
         "submissions"]] == [("minimax", pytest.approx(ADA_FINAL))]
-    assert course.final_scores() == pytest.approx({"ada": ADA_FINAL, "alan": ALAN_FINAL})
+    assert course.final_scores("minimax") == pytest.approx({"ada": ADA_FINAL,
+                                                            "alan": ALAN_FINAL})
