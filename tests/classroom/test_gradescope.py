@@ -359,7 +359,8 @@ def test_a_montecarlo_zip_grades_as_the_montecarlo_assignment(tmp_path: Path) ->
     out = tmp_path / "mc.zip"
     build_autograder(out, GradingOptions(assignment="montecarlo"))
     root = fake_autograder(tmp_path, out)
-    correct = Path(__file__).resolve().parents[1] / "submissions" / "montecarlo" / "correct_clone.py"
+    correct = (Path(__file__).resolve().parents[2] / "grader" / "assignments" / "montecarlo"
+               / "submissions" / "correct_clone.py")
     (root / "submission" / "mc_player.py").write_bytes(correct.read_bytes())
     done, data = run_autograder(root)
     assert done.returncode == 0, done.stderr

@@ -27,7 +27,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not 
 
 ROOT = Path(__file__).resolve().parents[2]
 MINIMAX_FILE = ROOT / "tests" / "submissions" / "grader" / "correct_pruned.py"
-MONTECARLO_FILE = ROOT / "tests" / "submissions" / "montecarlo" / "correct_clone.py"
+MONTECARLO_FILE = ROOT / "grader" / "assignments" / "montecarlo" / "submissions" / "correct_clone.py"
 ROSTER = "id,name,email\nada,Ada Lovelace,ada@example.org\nalan,Alan Turing,alan@example.org\n"
 MINIMAX_TITLE, MONTECARLO_TITLE = "Mini-max Tic-Tac-Toe", "Monte Carlo Tic-Tac-Toe"
 

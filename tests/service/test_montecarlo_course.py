@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MONTECARLO = ROOT / "tests" / "submissions" / "montecarlo"
+MONTECARLO = ROOT / "grader" / "assignments" / "montecarlo" / "submissions"
 ROSTER = "id,name,email\nada,Ada Lovelace,ada@example.org\n"
 
 

@@ -16,7 +16,7 @@ from test_submit import ROSTER, link, submit
 
 ROOT = Path(__file__).resolve().parents[2]
 MINIMAX_FILE = ROOT / "tests" / "submissions" / "grader" / "correct_pruned.py"
-MONTECARLO_FILE = ROOT / "tests" / "submissions" / "montecarlo" / "correct_clone.py"
+MONTECARLO_FILE = ROOT / "grader" / "assignments" / "montecarlo" / "submissions" / "correct_clone.py"
 
 
 def two_assignments(serve, tmp_path: Path, *options: str):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MINIMAX = f"{ROOT / 'tests' / 'submissions' / 'student' / 'correct.py'}:move_wrapper"
-MONTE_CARLO = f"{ROOT / 'tests' / 'submissions' / 'montecarlo' / 'correct_clone.py'}:mc_move"
+MONTE_CARLO = f"{ROOT / 'grader/assignments/montecarlo/submissions/correct_clone.py'}:mc_move"
 ROW = re.compile(r"^([AB]) +(\d+) +(\d+) +(\d+) +(\d+-\d+-\d+) +(\d+-\d+-\d+) +([\d.]+ ms)$",
                  re.MULTILINE)
 

@@ -22,7 +22,7 @@ from student.mc_checks import (BEST, FUNCTIONS, MC_CHECKS, MOVE_EMPTY, MOVE_RIGH
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "student" / "mc_player.py"
-MONTECARLO_FILES = ROOT / "tests" / "submissions" / "montecarlo"
+MONTECARLO_FILES = ROOT / "grader" / "assignments" / "montecarlo" / "submissions"
 CORRECT = sorted(MONTECARLO_FILES.glob("correct_*.py"))
 # Each bug file and the function it is in (its docstring says so too).
 BUGS = {

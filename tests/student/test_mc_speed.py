@@ -31,7 +31,7 @@ from student.mc_speed import (NO_ANSWER, SPEED_CALLS, TOO_SLOW, WITHIN, Timed, s
 from student.speed import Calibration
 
 ROOT = Path(__file__).resolve().parents[2]
-MONTECARLO_FILES = ROOT / "tests" / "submissions" / "montecarlo"
+MONTECARLO_FILES = ROOT / "grader" / "assignments" / "montecarlo" / "submissions"
 CORRECT = MONTECARLO_FILES / "correct_clone.py"
 LINE = re.compile(r"  mc_move with (1,000 trials on the empty 3x3|100 trials on the empty 4x4) "
                   r"board: \d+\.\d+ s where the limit here is \d+\.\d+ s \((\d+%|under 1%)\)")

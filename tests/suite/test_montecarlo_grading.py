@@ -1,7 +1,7 @@
 """The Monte Carlo assignment graded as an instructor grades it: ``python -m grader``.
 
-Every Monte Carlo file of ``tests/submissions/montecarlo`` (correct ones in five styles, and
-one file per common bug) is graded by ``python -m grader batch``, which runs ``python -m
+Every Monte Carlo file of the assignment's known answers (``grader/assignments/montecarlo/
+submissions``: correct ones in six styles, and one file per common bug) is graded by ``python -m grader batch``, which runs ``python -m
 grader grade`` for each in its own process (the student's code never runs in the tests'
 process). Each correct file gets full marks; each bug loses points in its own function's
 item. Randomness never decides a grade: the class graded again, under other student ids,
@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SUBMISSIONS = ROOT / "tests" / "submissions" / "montecarlo"
+SUBMISSIONS = ROOT / "grader" / "assignments" / "montecarlo" / "submissions"
 FILES = sorted(SUBMISSIONS.glob("*.py"))
 # The item each bug must lose points in (others may follow from it: mc_move uses the rest).
 BUG_ITEMS = {
@@ -125,7 +125,7 @@ def graded(tmp_path_factory) -> tuple[Path, dict[str, dict]]:
     return out, batch(folder, out, "--jobs", "2")
 
 
-@pytest.mark.grades(14, jobs=2)
+@pytest.mark.grades(15, jobs=2)
 def test_the_class_is_graded_as_the_montecarlo_assignment(graded):
     _, results = graded
     assert set(results) == {path.stem for path in FILES} | {"other_entropy"}
@@ -133,16 +133,16 @@ def test_the_class_is_graded_as_the_montecarlo_assignment(graded):
         assert {test["name"].split(":")[0] for test in result["tests"]} >= set(ITEMS), sid
 
 
-@pytest.mark.grades(14, jobs=2)
+@pytest.mark.grades(15, jobs=2)
 def test_every_correct_style_gets_full_marks(graded):
     _, results = graded
     correct = [sid for sid in results if sid.startswith("correct_")] + ["other_entropy"]
-    assert len(correct) == 6
+    assert len(correct) == 7
     for sid in correct:
         assert results[sid]["score"] == 100, (sid, items(results[sid]))
 
 
-@pytest.mark.grades(14, jobs=2)
+@pytest.mark.grades(15, jobs=2)
 @pytest.mark.parametrize("bug, item", sorted(BUG_ITEMS.items()))
 def test_each_bug_loses_points_in_its_function(graded, bug, item):
     out, results = graded
@@ -154,7 +154,7 @@ def test_each_bug_loses_points_in_its_function(graded, bug, item):
     assert "random.seed(" in text or "get_best_move(" in text
 
 
-@pytest.mark.grades(14, jobs=1)
+@pytest.mark.grades(15, jobs=1)
 def test_graded_again_under_load_and_other_ids_the_same(graded, tmp_path):
     """Same code, same score and report: one at a time, beside two busy processes, each
     file under another student id."""
@@ -190,7 +190,7 @@ def test_the_unfilled_template_says_what_to_fill_in():
     assert "NotImplementedError" in done.stdout and "not written" in done.stdout.lower()
 
 
-@pytest.mark.grades(13, jobs=1)
+@pytest.mark.grades(14, jobs=1)
 def test_student_check_agrees_with_the_grader(graded):
     """What ``python -m student check`` says is what the grader says: every public check
     passes exactly for the files the grader gives full marks."""

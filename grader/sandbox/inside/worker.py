@@ -286,17 +286,7 @@ class _Server:
         args = (board, request["player"])
         if name == "move_wrapper":
             args += (request["trials"],)
-        # The call's time runs until the answer or the exception is read: their __repr__ and
-        # __str__ are the student's code too. The parent measures it from outside.
-        try:
-            result = function(*args)
-            answer = {"status": "ok", "answer": Encoder().encode(result, 0)}
-        except BaseException as exc:
-            try:
-                answer = {"status": "error", "error": self.describe(exc)}
-            except BaseException as again:  # e.g. KeyboardInterrupt raised by a __str__
-                answer = {"status": "error", "error": "%s: <while describing %s>" % (
-                    _type_name(type(again)), _type_name(type(exc)))}
+        answer = self.answer(function, args)
         answer["board"] = self.cells(board, dim)
         return answer
 
@@ -322,15 +312,7 @@ class _Server:
             else:
                 args.append(arg["value"])
         entropy.reseed(request["seed"])
-        try:
-            result = function(*args)
-            answer = {"status": "ok", "answer": Encoder().encode(result, 0)}
-        except BaseException as exc:
-            try:
-                answer = {"status": "error", "error": self.describe(exc)}
-            except BaseException as again:
-                answer = {"status": "error", "error": "%s: <while describing %s>" % (
-                    _type_name(type(again)), _type_name(type(exc)))}
+        answer = self.answer(function, args)
         after = []
         for arg, value in zip(request["args"], args):
             if "board" in arg:
@@ -344,6 +326,21 @@ class _Server:
                 after.append(None)
         answer["after"] = after
         return answer
+
+    def answer(self, function, args):
+        """Call ``function(*args)``: the answer, the value encoded or the exception described.
+
+        The call's time runs until the answer or the exception is read: their __repr__ and
+        __str__ are the student's code too. The parent measures it from outside."""
+        try:
+            result = function(*args)
+            return {"status": "ok", "answer": Encoder().encode(result, 0)}
+        except BaseException as exc:
+            try:
+                return {"status": "error", "error": self.describe(exc)}
+            except BaseException as again:  # e.g. KeyboardInterrupt raised by a __str__
+                return {"status": "error", "error": "%s: <while describing %s>" % (
+                    _type_name(type(again)), _type_name(type(exc)))}
 
     def calls(self, request):
         """A batch: each item called in turn, as ``call`` would, answered together."""

@@ -1,46 +1,54 @@
-"""Bug: ignores SCORE_OTHER: the other player's squares are scored with SCORE_CURRENT (and this file sets SCORE_OTHER = 2.0)."""
-import random
-import poc_ttt_gui
-import poc_ttt_provided as provided
+"""A Monte Carlo player with one bug, in mc_update_scores: it ignores SCORE_OTHER
+(it is 2.0 here) and scores the other player's squares with SCORE_CURRENT.
 
-NTRIALS = 100         # Number of trials to run
-SCORE_CURRENT = 1.0   # Score for squares played by the current player
-SCORE_OTHER = 2.0     # Score for squares played by the other player
+The other three functions are correct (as in correct_clone.py).
+"""
+
+import random
+
+from provided import PLAYERO, PLAYERX, switch_player  # noqa: F401
+
+NTRIALS = 100
+SCORE_CURRENT = 1.0
+SCORE_OTHER = 2.0
 
 
 def mc_trial(board, player):
+    """Play random alternating moves on board until the game is over."""
     while board.check_win() is None:
         row, col = random.choice(board.get_empty_squares())
         board.move(row, col, player)
-        player = provided.switch_player(player)
+        player = switch_player(player)
 
 
 def mc_update_scores(scores, board, player):
+    """Score the finished board for player: its squares win or lose with it."""
     winner = board.check_win()
-    if winner == provided.DRAW or winner is None:
+    if winner not in (PLAYERX, PLAYERO):
         return
-    other = provided.switch_player(player)
+    sign = 1 if winner == player else -1
     for row in range(board.get_dim()):
         for col in range(board.get_dim()):
             square = board.square(row, col)
             if square == player:
-                scores[row][col] += SCORE_CURRENT if winner == player else -SCORE_CURRENT
-            elif square == other:
-                scores[row][col] += -SCORE_CURRENT if winner == player else SCORE_CURRENT
+                scores[row][col] += sign * SCORE_CURRENT
+            elif square == switch_player(player):
+                scores[row][col] -= sign * SCORE_CURRENT
 
 
 def get_best_move(board, scores):
+    """An empty square of the highest score, chosen at random among the ties."""
     empty = board.get_empty_squares()
     best = max(scores[row][col] for row, col in empty)
     return random.choice([(row, col) for row, col in empty if scores[row][col] == best])
 
 
 def mc_move(board, player, trials):
+    """Run trials games on clones of board and return the best empty square."""
     dim = board.get_dim()
-    scores = [[0 for _ in range(dim)] for _ in range(dim)]
+    scores = [[0.0] * dim for _ in range(dim)]
     for _ in range(trials):
         trial = board.clone()
         mc_trial(trial, player)
         mc_update_scores(scores, trial, player)
     return get_best_move(board, scores)
-
