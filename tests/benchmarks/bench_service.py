@@ -2,6 +2,7 @@
 
     python tests/benchmarks/bench_service.py [--students 300] [--over 60] [--jobs N]
                                              [--readers R] [--quick] [--limit SECONDS]
+                                             [--assignments {minimax,both}]
 
 Starts ``python -m grader serve`` on 127.0.0.1 with a roster of ``--students`` students
 (plus ``--readers`` who only read, and one probe), then:
@@ -20,12 +21,21 @@ Starts ``python -m grader serve`` on 127.0.0.1 with a roster of ``--students`` s
    files, classic bugs, a slow one, a crasher, a syntax error, the template); ``--quick``
    takes only the fast ones and 40 students. Each file starts with a comment naming its
    student, so no two are the same.
+   ``--assignments both``: the course holds the minimax and the Monte Carlo assignments
+   (``serve --assignment minimax --assignment montecarlo``) and about half the students hand
+   in a Monte Carlo file (tests/submissions/montecarlo/: the correct ones and the bugs) on the
+   Monte Carlo assignment: they open ``/?assignment=montecarlo`` and post its form, which
+   names the assignment in a hidden field. The readers' home page then lists both.
 3. Checks: every hand-in was received, graded (done or grader error) and appears exactly
-   once in its student's history (nothing lost, nothing doubled); the score of each file
-   against ``python -m grader batch --jobs N`` on the same files (same code, same score).
+   once in its student's history (nothing lost, nothing doubled) under its assignment; the
+   score of each file against ``python -m grader batch --jobs N`` on the same files (same
+   code, same score; with both assignments, batch ``--assignment NAME`` on each one's files,
+   since batch grades a folder as one assignment).
 4. Reports: page latency p50/p95/p99 by kind while every core grades; grading throughput
    (first start to last finish) against batch's wall time; the server process's memory
    (VmRSS from /proc, sampled, and its peak VmHWM) and how many grading runs it had at once.
+   With both assignments, the latency of each assignment's students and each assignment's
+   throughput too.
 
 Before the rush (an idle server, after the probe), one client asks for the probe's
 submission (``GET /api/submissions/ID``, as a waiting page polls) ``--connection-requests``
@@ -79,7 +89,16 @@ MIX = [(GRADER / "correct_memoised.py", 30), (CLASS / "alphabeta.py", 25),
 QUICK_MIX = [(GRADER / "correct_memoised.py", 35), (CLASS / "alphabeta.py", 25),
              (GRADER / "correct_pruned.py", 10), (GRADER / "bug_crash.py", 10),
              (CLASS / "syntax_error.py", 10), (TEMPLATE, 10)]
+MONTECARLO = PROJECT / "tests" / "submissions" / "montecarlo"
+# The Monte Carlo files, all fast (a grade is about 0.4 s warm): mostly correct, every bug.
+MC_MIX = [(MONTECARLO / "correct_course_style.py", 25), (MONTECARLO / "correct_clone.py", 12),
+          (MONTECARLO / "correct_deepcopy.py", 10), (MONTECARLO / "correct_randrange.py", 10),
+          (MONTECARLO / "correct_seed_inside.py", 5)] + \
+         [(path, 4) for path in sorted(MONTECARLO.glob("bug_*.py"))]
+# What each assignment's student hands in: the file's name (the template's).
+HANDED_IN_AS = {"minimax": "mm_player.py", "montecarlo": "mc_player.py"}
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+ASSIGNMENT_FIELD = re.compile(r'name="assignment" value="([^"]+)"')
 
 
 @dataclass
@@ -87,6 +106,7 @@ class Student:
     student_id: str
     token: str
     file: Path | None = None            # None: a reader
+    assignment: str | None = None       # the one handed in to; None: the course's only one
     submission: int | None = None
     submitted_at: float = 0.0           # monotonic time of the answer to the hand-in
     done_at: float = 0.0
@@ -97,6 +117,9 @@ class Student:
 @dataclass
 class Figures:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    # The same latencies again by the assignment the student hands in to (--assignments both).
+    by_assignment: dict[str, dict[str, list[float]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
     errors: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     rss_kib: list[int] = field(default_factory=list)
     grading_at_once: list[int] = field(default_factory=list)
@@ -127,6 +150,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="requests for each connection measure (default 300; 0: none)")
     parser.add_argument("--connections-only", action="store_true",
                         help="only the kept-alive and fresh connection measures")
+    parser.add_argument("--assignments", choices=["minimax", "both"], default="minimax",
+                        help="minimax: a course of the minimax alone (default); both: the "
+                             "minimax and the Monte Carlo, about half the class on each")
     parser.add_argument("--seed", type=int, default=16)
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
     args = parser.parse_args(argv)
@@ -150,15 +176,26 @@ def class_files(count: int, mix: list[tuple[Path, int]], rng: random.Random) -> 
 
 def build_class(folder: Path, args: argparse.Namespace, rng: random.Random
                 ) -> tuple[list[Student], list[Student], Path]:
-    """The roster and every student's file (named after the student, for batch)."""
+    """The roster and every student's file (named after the student, for batch; with both
+    assignments, in a folder per assignment: batch grades a folder as one assignment)."""
     submissions = folder / "class"
     submissions.mkdir()
-    files = class_files(args.students, QUICK_MIX if args.quick else MIX, rng)
-    writers = [Student(f"s{number:03d}", "", path) for number, path in enumerate(files, 1)]
+    mix = QUICK_MIX if args.quick else MIX
+    if args.assignments == "both":
+        monte = args.students // 2
+        chosen = [(path, "minimax") for path in class_files(args.students - monte, mix, rng)]
+        chosen += [(path, "montecarlo") for path in class_files(monte, MC_MIX, rng)]
+        rng.shuffle(chosen)
+        for name in HANDED_IN_AS:
+            (submissions / name).mkdir()
+    else:
+        chosen = [(path, None) for path in class_files(args.students, mix, rng)]
+    writers = [Student(f"s{number:03d}", "", path, assignment)
+               for number, (path, assignment) in enumerate(chosen, 1)]
     readers = [Student(f"r{number:03d}", "") for number in range(1, args.readers + 1)]
     for student in writers:
         text = student.file.read_text(encoding="utf-8")
-        own = submissions / f"{student.student_id}.py"
+        own = submissions / (student.assignment or "") / f"{student.student_id}.py"
         own.write_text(f"# {student.student_id} ({student.file.name})\n{text}", encoding="utf-8")
         student.file = own
     roster = folder / "roster.csv"
@@ -171,12 +208,15 @@ def build_class(folder: Path, args: argparse.Namespace, rng: random.Random
     return writers, readers, roster
 
 
-def start_server(data: Path, roster: Path, jobs: int) -> tuple[subprocess.Popen, str, dict]:
-    """Import the roster (printing the links), then serve; the URL it prints, and the tokens."""
+def start_server(data: Path, roster: Path, jobs: int, assignments: list[str]
+                 ) -> tuple[subprocess.Popen, str, dict]:
+    """Import the roster (printing the links), then serve (adding ``assignments`` to the
+    course); the URL it prints, and the tokens."""
     command = [sys.executable, "-m", "grader", "serve", "--data", str(data), "--host", HOST]
     tokens = roster_tokens(command, roster)
-    server, url = start_serving([*command, "--port", "0", "--jobs", str(jobs), "--per-hour",
-                                 "0", "--quiet"], data.parent / "server.log")
+    adding = [part for name in assignments for part in ("--assignment", name)]
+    server, url = start_serving([*command, *adding, "--port", "0", "--jobs", str(jobs),
+                                 "--per-hour", "0", "--quiet"], data.parent / "server.log")
     return server, url, tokens
 
 
@@ -238,8 +278,9 @@ def children(pid: int) -> int:
 
 
 async def timed(client: httpx.AsyncClient, figures: Figures, kind: str, method: str, url: str,
-                **options) -> httpx.Response | None:
-    """One request, its latency filed under ``kind``; None (counted) when it failed."""
+                assignment: str | None = None, **options) -> httpx.Response | None:
+    """One request, its latency filed under ``kind`` (and under ``assignment``'s ``kind``
+    when given); None (counted) when it failed."""
     started = time.perf_counter()
     try:
         answer = await client.request(method, url, **options)
@@ -247,17 +288,29 @@ async def timed(client: httpx.AsyncClient, figures: Figures, kind: str, method: 
         figures.errors[f"{kind}: {type(problem).__name__}"] += 1
         return None
     figures.latencies[kind].append(time.perf_counter() - started)
+    if assignment is not None:
+        figures.by_assignment[assignment][kind].append(figures.latencies[kind][-1])
     if answer.status_code >= 500:
         figures.errors[f"{kind}: HTTP {answer.status_code}"] += 1
     return answer
 
 
-async def sign_in(client: httpx.AsyncClient, figures: Figures, student: Student) -> str:
-    """Open the link (cookie), then the home page: its CSRF token."""
-    await timed(client, figures, "sign in", "GET", f"/s/{student.token}")
-    home = await timed(client, figures, "home page", "GET", "/")
-    found = CSRF.search(home.text) if home is not None else None
-    return found.group(1) if found else ""
+async def sign_in(client: httpx.AsyncClient, figures: Figures, student: Student
+                  ) -> dict[str, str]:
+    """Open the link (cookie), then the home page (the page of the student's assignment,
+    when they hand in to one): its form's CSRF token, and its hidden assignment field when
+    it has one."""
+    mine = student.assignment
+    await timed(client, figures, "sign in", "GET", f"/s/{student.token}", mine)
+    page = "/" if mine in (None, "minimax") else f"/?assignment={mine}"
+    home = await timed(client, figures, "home page", "GET", page, mine)
+    fields = {}
+    for name, pattern in (("csrf", CSRF), ("assignment", ASSIGNMENT_FIELD)):
+        found = pattern.search(home.text) if home is not None else None
+        if found:
+            fields[name] = found.group(1)
+    fields.setdefault("csrf", "")
+    return fields
 
 
 async def hand_in(url: str, figures: Figures, student: Student, at: float, start: float,
@@ -265,26 +318,33 @@ async def hand_in(url: str, figures: Figures, student: Student, at: float, start
     """One student: wait for their moment, sign in, hand in, watch, read the report."""
     await asyncio.sleep(max(0.0, start + at - time.monotonic()))
     async with httpx.AsyncClient(base_url=url, timeout=REQUEST_TIMEOUT) as client:
-        csrf = await sign_in(client, figures, student)
-        answer = await timed(client, figures, "hand in (form POST)", "POST", "/submit",
-                             data={"csrf": csrf},
-                             files={"file": ("mm_player.py", student.file.read_bytes())})
+        mine = student.assignment
+        form = await sign_in(client, figures, student)
+        if mine is not None and form.get("assignment") != mine:
+            student.refused = f"the page's form is for {form.get('assignment')!r}, not {mine}"
+            return
+        answer = await timed(client, figures, "hand in (form POST)", "POST", "/submit", mine,
+                             # the course's only assignment: the form's fields as today
+                             data=form if mine else {"csrf": form["csrf"]},
+                             files={"file": (HANDED_IN_AS[mine or "minimax"],
+                                             student.file.read_bytes())})
         student.submitted_at = time.monotonic()
         if answer is None or answer.status_code != 303:
             student.refused = "no answer" if answer is None else \
                 f"HTTP {answer.status_code}: {answer.text[:200]}"
             return
         student.submission = int(answer.headers["location"].rsplit("/", 1)[1])
-        await timed(client, figures, "submission page", "GET", f"/submissions/{student.submission}")
+        await timed(client, figures, "submission page", "GET",
+                    f"/submissions/{student.submission}", mine)
         while not stop.is_set():
             state = await timed(client, figures, "progress (JSON poll)", "GET",
-                                f"/api/submissions/{student.submission}")
+                                f"/api/submissions/{student.submission}", mine)
             if state is not None and state.status_code == 200 and \
                     state.json()["status"] in ("done", "error"):
                 student.done_at = time.monotonic()
                 student.final = state.json()
                 await timed(client, figures, "report page", "GET",
-                            f"/submissions/{student.submission}")
+                            f"/submissions/{student.submission}", mine)
                 return
             # As the page's script does: the server's pace when it gives one.
             pace = state.json().get("poll_after") if state is not None and \
@@ -399,11 +459,14 @@ def grade_seconds(path: Path) -> float:
     return time.monotonic() - started
 
 
-def batch(folder: Path, out: Path, jobs: int) -> tuple[float, dict[str, float], list[float]]:
-    """batch's wall time on the same files, its score for each student and each run's wall."""
+def batch(folder: Path, out: Path, jobs: int, assignment: str | None = None
+          ) -> tuple[float, dict[str, float], list[float]]:
+    """batch's wall time on the same files, its score for each student and each run's wall
+    (``--assignment`` when given: batch grades a folder as one assignment)."""
     started = time.monotonic()
+    chosen = ["--assignment", assignment] if assignment else []
     subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
-                    "--jobs", str(jobs), "--quiet"], cwd=PROJECT, check=False,
+                    "--jobs", str(jobs), "--quiet", *chosen], cwd=PROJECT, check=False,
                    timeout=24 * 3600)
     wall = time.monotonic() - started
     with open(out / "gradebook.csv", encoding="utf-8-sig", newline="") as handle:
@@ -412,28 +475,74 @@ def batch(folder: Path, out: Path, jobs: int) -> tuple[float, dict[str, float], 
     return wall, scores, [float(row["wall_seconds"]) for row in rows if row["wall_seconds"]]
 
 
+def show_throughput(graded: list[Student]) -> None:
+    """Each assignment's share of the rush: how many graded between its first start and its
+    last finish, and its mean grading run (both assignments share the same grading slots)."""
+    for assignment in HANDED_IN_AS:
+        own = [s for s in graded if s.assignment == assignment
+               and s.final.get("started_at") and s.final.get("finished_at")]
+        if not own:
+            continue
+        first = min(iso(s.final["started_at"]) for s in own)
+        last = max(iso(s.final["finished_at"]) for s in own)
+        span = max((last - first).total_seconds(), 1e-9)
+        runs = [(iso(s.final["finished_at"]) - iso(s.final["started_at"])).total_seconds()
+                for s in own]
+        print(f"  {assignment}: {len(own)} graded in {span:.0f} s ({60 * len(own) / span:.1f} "
+              f"per minute, the other assignment grading beside it); one run, mean wall "
+              f"{statistics.mean(runs):.2f} s")
+
+
+def batch_each(folder: Path, out: Path, jobs: int, writers: list[Student]
+               ) -> tuple[float, dict[str, float], list[float]]:
+    """``batch`` once per assignment on that assignment's files (batch grades a folder as
+    one assignment): the walls added up, every student's score, every run's wall."""
+    wall, scores, runs = 0.0, {}, []
+    for assignment in HANDED_IN_AS:
+        count = sum(s.assignment == assignment for s in writers)
+        if not count:
+            continue
+        own_wall, own_scores, own_runs = batch(folder / assignment, out / assignment, jobs,
+                                               assignment)
+        print(f"  batch --assignment {assignment} --jobs {jobs} on its {count} files: "
+              f"{own_wall:.0f} s: {60 * count / own_wall:.1f} per minute; a grade's own "
+              f"wall_seconds mean {statistics.mean(own_runs or [0.0]):.2f} s", flush=True)
+        wall, runs = wall + own_wall, runs + own_runs
+        scores.update(own_scores)
+    return wall, scores, runs
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
 
 
 def show_latencies(figures: Figures) -> None:
-    print(f"\n{'page latency (ms)':28} {'count':>6} {'p50':>7} {'p95':>7} {'p99':>7} {'max':>7}")
-    kinds = dict(figures.latencies)
-    kinds["ALL HTML PAGES"] = [value for kind, values in figures.latencies.items()
+    show_table("page latency (ms)", figures.latencies)
+    for problem, count in sorted(figures.errors.items()):
+        print(f"  errors: {problem}: {count}")
+    for assignment, latencies in sorted(figures.by_assignment.items()):
+        show_table(f"{assignment}'s students (ms)", latencies)
+
+
+def show_table(title: str, latencies: dict[str, list[float]]) -> None:
+    """p50/p95/p99/max of each kind of request, and of every HTML page together."""
+    print(f"\n{title:28} {'count':>6} {'p50':>7} {'p95':>7} {'p99':>7} {'max':>7}")
+    kinds = dict(latencies)
+    kinds["ALL HTML PAGES"] = [value for kind, values in latencies.items()
                                if "page" in kind for value in values]
     for kind, values in kinds.items():
         if values:
             print(f"{kind:28} {len(values):6} " + " ".join(
                 f"{1000 * percentile(values, share):7.0f}" for share in (0.5, 0.95, 0.99))
                 + f" {1000 * max(values):7.0f}")
-    for problem, count in sorted(figures.errors.items()):
-        print(f"  errors: {problem}: {count}")
 
 
-def check_histories(url: str, writers: list[Student]) -> tuple[list[str], list[str]]:
-    """(lost, doubled): ids whose hand-in is missing from their history, or in it twice."""
-    lost, doubled = [], []
+def check_histories(url: str, writers: list[Student]
+                    ) -> tuple[list[str], list[str], list[str]]:
+    """(lost, doubled, misplaced): ids whose hand-in is missing from their history, in it
+    twice, or in it under another assignment than the one they handed in to."""
+    lost, doubled, misplaced = [], [], []
     with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT) as client:
         for student in writers:
             history = client.get("/api/submissions", headers={
@@ -443,25 +552,32 @@ def check_histories(url: str, writers: list[Student]) -> tuple[list[str], list[s
                 lost.append(student.student_id)
             if len(ids) != len(set(ids)) or len(ids) > 1:
                 doubled.append(student.student_id)
-    return lost, doubled
+            if student.assignment is not None and any(
+                    entry["assignment"] != student.assignment for entry in history):
+                misplaced.append(student.student_id)
+    return lost, doubled, misplaced
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     rng = random.Random(args.seed)
     folder = Path(tempfile.mkdtemp(prefix="bench-service-"))
+    both = args.assignments == "both"
     print(f"{args.students} students hand in over {args.over:g} s, {args.readers} readers "
           f"reload every {args.reload:g} s, --jobs {args.jobs}, {os.cpu_count()} cores, "
-          f"load now {os.getloadavg()[0]:.1f}; folder {folder}", flush=True)
+          f"load now {os.getloadavg()[0]:.1f}; folder {folder}"
+          + ("; two assignments, minimax and montecarlo" if both else ""), flush=True)
     server = None
     try:
         writers, readers, roster = build_class(folder, args, rng)
         mix = defaultdict(int)
         for student in writers:
-            mix[student.file.read_text(encoding="utf-8").split("(", 1)[1].split(")", 1)[0]] += 1
+            name = student.file.read_text(encoding="utf-8").split("(", 1)[1].split(")", 1)[0]
+            mix[f"{student.assignment}/{name}" if both else name] += 1
         print("mix: " + ", ".join(f"{count} {name}" for name, count in sorted(
             mix.items(), key=lambda pair: -pair[1])), flush=True)
-        server, url, tokens = start_server(folder / "course", roster, args.jobs)
+        server, url, tokens = start_server(folder / "course", roster, args.jobs,
+                                           list(HANDED_IN_AS) if both else [])
         for student in [*writers, *readers]:
             student.token = tokens[student.student_id]
         print(f"serving on {url} (pid {server.pid}), RSS {proc_kib(server.pid, 'VmRSS') / 1024:.0f} "
@@ -496,8 +612,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{len(unfinished)} not finished within --limit")
         for student in refused[:5]:
             print(f"  refused {student.student_id}: {student.refused}")
-        lost, doubled = check_histories(url, writers)
-        print(f"histories: {len(lost)} lost {lost[:5]}, {len(doubled)} doubled {doubled[:5]}")
+        lost, doubled, misplaced = check_histories(url, writers)
+        print(f"histories: {len(lost)} lost {lost[:5]}, {len(doubled)} doubled {doubled[:5]}"
+              + (f", {len(misplaced)} under another assignment {misplaced[:5]}" if both else ""))
         show_latencies(figures)
         rss = [kib for kib in figures.rss_kib if kib]
         busy = figures.grading_at_once
@@ -519,10 +636,16 @@ def main(argv: list[str] | None = None) -> int:
             span = (last - first).total_seconds()
             print(f"server: {len(graded)} graded from the first start to the last finish in "
                   f"{span:.0f} s: {60 * len(graded) / span:.1f} per minute")
+            if both:
+                show_throughput(graded)
         stop_server(server)
         server = None
         if not args.no_batch:
-            wall, scores, batch_runs = batch(folder / "class", folder / "batch", args.jobs)
+            if both:
+                wall, scores, batch_runs = batch_each(folder / "class", folder / "batch",
+                                                      args.jobs, writers)
+            else:
+                wall, scores, batch_runs = batch(folder / "class", folder / "batch", args.jobs)
             print(f"batch --jobs {args.jobs} on the same {len(writers)} files: {wall:.0f} s: "
                   f"{60 * len(writers) / wall:.1f} per minute"
                   + (f"; the server's rate is {100 * (len(graded) / span) / (len(writers) / wall):.0f}% "
