@@ -23,8 +23,8 @@ Starts ``python -m grader serve`` on 127.0.0.1 with a roster of ``--students`` s
    student, so no two are the same.
    ``--assignments both``: the course holds the minimax and the Monte Carlo assignments
    (``serve --assignment minimax --assignment montecarlo``) and about half the students hand
-   in a Monte Carlo file (tests/submissions/montecarlo/: the correct ones and the bugs) on the
-   Monte Carlo assignment: they open ``/?assignment=montecarlo`` and post its form, which
+   in a Monte Carlo file (the assignment's known answers, grader/assignments/montecarlo/
+   submissions/: the correct ones and the bugs) on the Monte Carlo assignment: they open ``/?assignment=montecarlo`` and post its form, which
    names the assignment in a hidden field. The readers' home page then lists both.
 3. Checks: every hand-in was received, graded (done or grader error) and appears exactly
    once in its student's history (nothing lost, nothing doubled) under its assignment; the
@@ -89,7 +89,7 @@ MIX = [(GRADER / "correct_memoised.py", 30), (CLASS / "alphabeta.py", 25),
 QUICK_MIX = [(GRADER / "correct_memoised.py", 35), (CLASS / "alphabeta.py", 25),
              (GRADER / "correct_pruned.py", 10), (GRADER / "bug_crash.py", 10),
              (CLASS / "syntax_error.py", 10), (TEMPLATE, 10)]
-MONTECARLO = PROJECT / "tests" / "submissions" / "montecarlo"
+MONTECARLO = PROJECT / "grader" / "assignments" / "montecarlo" / "submissions"
 # The Monte Carlo files, all fast (a grade is about 0.4 s warm): mostly correct, every bug.
 MC_MIX = [(MONTECARLO / "correct_course_style.py", 25), (MONTECARLO / "correct_clone.py", 12),
           (MONTECARLO / "correct_deepcopy.py", 10), (MONTECARLO / "correct_randrange.py", 10),
