@@ -48,7 +48,7 @@ from grader.service.lti.platforms import add_platform, read_platform_file, tool_
 from grader.service.lti.routes import routes
 from grader.service.lti.tool import Tool
 from grader.service.lti.tool_keys import ToolKey
-from grader.service.storage import Store
+from grader.service.course.storage import Store
 
 __all__ = ["CookiesBlocked", "FrameAncestors", "LaunchRefused", "LtiError", "PlatformError",
            "RegistrationError", "Sender", "Tool", "grade_changed", "grades_changed",

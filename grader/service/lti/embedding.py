@@ -29,8 +29,8 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from grader.service.lti.platforms import frame_origins
-from grader.service.pages import CSP
-from grader.service.storage import Store
+from grader.service.pages.pages import CSP
+from grader.service.course.storage import Store
 
 ORIGINS_TTL = 30.0        # seconds a list of origins is kept (a platform registered meanwhile
                           # from the command line frames the page within this)
