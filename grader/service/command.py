@@ -22,10 +22,10 @@ from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions
 from grader.service.course import course_config, course_dates, record_queries, serving_lock
 from grader.service.course.deadline_csv import DeadlineError, read_deadlines_csv
 from grader.service.course.intake import show_size
-from grader.service.queue import QueueOptions
 from grader.service.course.records import LatePolicy, PolicyError
 from grader.service.course.storage import Store
 from grader.service.course.times import course_zone, format_time, parse_time, show_time
+from grader.service.queue import QueueOptions
 from grader.suite import table
 
 EXIT_OK, EXIT_USAGE = 0, 2

@@ -12,9 +12,9 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from grader.service.course.intake import Deadlines
-from grader.service.queue import QueueOptions
 from grader.service.course.records import LatePolicy
 from grader.service.course.times import course_zone
+from grader.service.queue import QueueOptions
 
 
 @dataclass(frozen=True)

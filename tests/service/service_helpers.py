@@ -27,8 +27,8 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
-from grader.service.course import auth  # noqa: E402
 from grader.service import server as page_server  # noqa: E402
+from grader.service.course import auth  # noqa: E402
 from grader.service.course.database import Database  # noqa: E402
 from grader.service.course.schema import MIGRATIONS  # noqa: E402
 from grader.service.course.storage import Store  # noqa: E402

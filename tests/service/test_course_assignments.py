@@ -25,8 +25,8 @@ import pytest
 pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
-from grader.service.course import course_assignments, course_dates, record_queries  # noqa: E402
 from grader.service.app import ServiceSettings, create_app, open_store  # noqa: E402
+from grader.service.course import course_assignments, course_dates, record_queries  # noqa: E402
 from grader.service.course.schema import VERSION, stored_version  # noqa: E402
 from grader.service.course.storage import Store  # noqa: E402
 

@@ -20,9 +20,9 @@ from test_course_records import NOW, Course, _csrf  # noqa: E402
 from grader.service import lti  # noqa: E402
 from grader.service.course import record_queries  # noqa: E402
 from grader.service.course.intake import Deadlines  # noqa: E402
-from grader.service.lti import outbox  # noqa: E402
 from grader.service.course.records import LatePolicy  # noqa: E402
 from grader.service.course.times import format_time  # noqa: E402
+from grader.service.lti import outbox  # noqa: E402
 
 PARIS = ZoneInfo("Europe/Paris")
 

@@ -92,8 +92,8 @@ def test_the_refusal_while_a_server_serves_gives_a_restart_command_that_runs(tmp
     it"), and ``--config`` alone is named as not taken."""
     import argparse
 
-    from grader.service.course import serving_lock
     from grader.service.command import serving_refusal
+    from grader.service.course import serving_lock
     serving = serving_lock.Serving(tmp_path, "42")
     adopt = argparse.Namespace(data=tmp_path, config=Path("light.cfg"), adopt_config=True)
     said = serving_refusal(adopt, serving)

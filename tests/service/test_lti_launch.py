@@ -28,8 +28,8 @@ from lti_tool import (ToolServer, fast_sender, graded, launch, refusal,  # noqa:
                       wait_until)
 
 from grader.service import lti  # noqa: E402
-from grader.service.course import auth  # noqa: E402
 from grader.service.app import open_store  # noqa: E402
+from grader.service.course import auth  # noqa: E402
 from grader.service.lti import outbox, registration  # noqa: E402
 
 

@@ -23,9 +23,9 @@ from grader.service.course import class_queries, course_assignments, course_date
 from grader.service.course.class_queries import ClassSubmission
 from grader.service.course.classbook import CHOICES, ClassStudent, CourseRecords, with_records
 from grader.service.course.intake import Deadlines
-from grader.service.lti.errors import PlatformError
 from grader.service.course.records import LatePolicy
 from grader.service.course.storage import Store, Student
+from grader.service.lti.errors import PlatformError
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 # Canvas's extension of a score (canvas-lms app/controllers/lti/ims/scores_controller.rb):

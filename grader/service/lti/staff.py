@@ -32,10 +32,10 @@ import sqlite3
 from typing import Any
 
 from grader.service.course import auth
-from grader.service.lti.errors import LaunchRefused
-from grader.service.lti.launch import Launch
 from grader.service.course.storage import GRADER, Store
 from grader.service.course.times import format_time, now, utc_now
+from grader.service.lti.errors import LaunchRefused
+from grader.service.lti.launch import Launch
 
 KIND = "lti_staff"           # the change log's kind for a grader's removal, restoration, drop
 

@@ -29,11 +29,11 @@ from starlette.routing import Route
 
 from grader.assignments import available
 from grader.service.course import auth, course_assignments, course_dates
+from grader.service.course.storage import INSTRUCTOR, Store
+from grader.service.course.times import parse_time
 from grader.service.pages.course_dates_routes import local_input
 from grader.service.pages.pages import path_for, render
 from grader.service.pages.records_routes import api_instructor, instructor_form, json_body
-from grader.service.course.storage import INSTRUCTOR, Store
-from grader.service.course.times import parse_time
 
 log = logging.getLogger("grader.service")
 SHAPE = ("open", "position", "title")     # what PUT changes besides the dates

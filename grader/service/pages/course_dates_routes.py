@@ -25,9 +25,9 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.service.course import auth, course_dates
+from grader.service.course.storage import INSTRUCTOR
 from grader.service.pages.pages import path_for, render
 from grader.service.pages.records_routes import api_instructor, instructor_form, json_body
-from grader.service.course.storage import INSTRUCTOR
 
 log = logging.getLogger("grader.service")
 

@@ -17,12 +17,12 @@ from typing import Any
 
 from grader.service.course import course_dates
 from grader.service.course.intake import Deadlines, show_wait
-from grader.service.queue import GradingQueue, estimate_wait, read_progress
 from grader.service.course.records import FinalScore
-from grader.service.pages.report_parts import Block, Section, parse_block, parse_report
-from grader.service.settings import ServiceSettings
 from grader.service.course.storage import Store, Submission
 from grader.service.course.times import now, parse_time
+from grader.service.pages.report_parts import Block, Section, parse_block, parse_report
+from grader.service.queue import GradingQueue, estimate_wait, read_progress
+from grader.service.settings import ServiceSettings
 
 # Below this many seconds an estimate is noise: a running grade's page says how long it has
 # been graded instead ("grading now: 40 s so far"), never "report in about 1 s" for 40 s.

@@ -31,13 +31,13 @@ from starlette.routing import Route
 
 from grader.service import lti
 from grader.service.course import auth, course_assignments, course_dates, record_queries
-from grader.service.pages.instructor import student_page, submission_page
 from grader.service.course.deadline_csv import DeadlineError, read_deadlines_csv, time_field
 from grader.service.course.intake import Deadlines
-from grader.service.pages.pages import path_for, render
 from grader.service.course.record_queries import RecordError
 from grader.service.course.storage import INSTRUCTOR, Store
 from grader.service.course.times import format_time
+from grader.service.pages.instructor import student_page, submission_page
+from grader.service.pages.pages import path_for, render
 
 log = logging.getLogger("grader.service")
 

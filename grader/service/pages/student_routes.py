@@ -19,14 +19,14 @@ from grader.assignments import get as get_assignment
 from grader.sandbox.submission import SIGNATURES
 from grader.service.course import auth, course_assignments, course_dates, record_queries
 from grader.service.course.classbook import CourseRecords
-from grader.service.course.records import FinalScore
 from grader.service.course.intake import (PASTED_NAME, Refused, check_compiles, check_content,
                                           check_deadline, clean_name, refusal_for)
+from grader.service.course.records import FinalScore
+from grader.service.course.storage import InFlight, Store, Submission, TooMany
+from grader.service.course.times import now
 from grader.service.pages.pages import path_for, read_form, refused, render
 from grader.service.pages.presentation import page_context, scores_json, submission_json, wait_for
 from grader.service.settings import ServiceSettings
-from grader.service.course.storage import InFlight, Store, Submission, TooMany
-from grader.service.course.times import now
 
 log = logging.getLogger("grader.service")
 
