@@ -31,7 +31,7 @@ EXTRA_COLUMNS = ["late", "name", "source", "no_answer", "config", "sid", "email"
                  "submitted_at", "roster"]
 # The submission page's gradebook adds the course's records: the grader's score, the late
 # penalty, the instructor's adjustment and its note, and the student's own deadline. Its
-# second column is then the final score (grader.service.records.FinalScore), called
+# second column is then the final score (grader.service.course.records.FinalScore), called
 # FINAL_SCORE as in the page's JSON, so that "score" always means the grader's.
 RECORD_COLUMNS = ["score", "penalty", "adjustment", "adjustment_note", "own_deadline"]
 FINAL_SCORE = "final_score"

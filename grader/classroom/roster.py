@@ -108,7 +108,7 @@ class Roster:
 
     def identifiers(self, entry: RosterEntry) -> dict[str, str]:
         """What this roster says of ``entry`` besides id, name and email, by the names the
-        submission page stores them under (grader.service.schema.ROSTER_FIELDS): only the
+        submission page stores them under (grader.service.course.schema.ROSTER_FIELDS): only the
         fields it has a column for (an empty cell included), so that a roster without
         them leaves what an earlier one said. A Canvas export's id is Canvas's user id.
 

@@ -2,15 +2,24 @@
 browser or with ``python -m student submit`` and read their report within seconds; the
 instructor runs the class from the same place.
 
-    storage     the course's SQLite database (the only state; the only module with SQL)
+    course/     the course's model and storage: the SQLite database (the only state), the
+                roster, submissions, records, dates, assignments, sign-in tokens, intake
+    pages/      the pages and the JSON API: the routes, and what they show
+    lti/        the LTI 1.3 tool: registration, launch, roster and grades through an outbox
     queue       grading threads: claim the oldest queued submission, run ``python -m grader
                 grade`` through the batch's runner (local or Dask), store the result
-    auth        sign-in tokens, sessions, CSRF
-    app         the Starlette application: student pages, JSON API, instructor routes
+    settings    how a course is served: its folder, the limits, the grading options
+    sessions    sessions the server can end (the cookie's id, its hash in the database)
+    app         the Starlette application: the middleware, the routes of pages/ and lti/
+    server      uvicorn on a socket already listening (Nagle off, a header deadline)
+    logtext     text from outside made safe for one log line
     command     ``python -m grader serve`` (the only part that prints)
 
-It sits above ``grader.classroom`` and grades through the same runner as ``batch``;
-nothing below it imports it.
+Imports run one way: ``command`` and ``app`` above ``pages/`` and ``lti/``, those above
+``queue``, ``settings`` and ``sessions``, and all of them above ``course/`` (whose one call
+out, imported when it runs, tells ``lti`` that grades changed). The package sits above
+``grader.classroom`` and grades through the same runner as ``batch``; nothing below it
+imports it.
 
 One vocabulary from the database to the templates: a ``storage.Student`` (the roster's
 person) and a ``storage.Submission`` (a submission's row); the class page holds them, never

@@ -1,5 +1,5 @@
 """The web application of ``grader serve``: student pages, the JSON API, static files, and
-the instructor's routes (``grader.service.instructor``).
+the instructor's routes (``grader.service.pages.instructor``).
 
     app = create_app(ServiceSettings(data=Path("ttt-course")))
     uvicorn.run(app)
@@ -38,17 +38,19 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grader.service import (assignments_routes, auth, course_dates, course_dates_routes,
-                            instructor, lti, records_routes, sessions, signin, student_routes)
-from grader.service.folder import secure_course_folder
-from grader.service.intake import show_size
-from grader.service.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
-                                  error_response, route_path)
+from grader.service import lti, sessions
+from grader.service.course import auth, course_dates
+from grader.service.course.folder import secure_course_folder
+from grader.service.course.intake import show_size
+from grader.service.course.storage import Store
+from grader.service.course.times import format_time
+from grader.service.pages import (assignments_routes, course_dates_routes, instructor,
+                                  records_routes, signin, student_routes)
+from grader.service.pages.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
+                                        error_response, route_path)
 from grader.service.queue import GradingQueue
 from grader.service.server import Occasional
 from grader.service.settings import ServiceSettings
-from grader.service.storage import Store
-from grader.service.times import format_time
 from grader.suite.table import without_bidi
 
 __all__ = ["CSP", "ServiceSettings", "create_app", "open_store"]

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions
-from grader.service import course_config, course_dates, record_queries, serving_lock
-from grader.service.deadline_csv import DeadlineError, read_deadlines_csv
-from grader.service.intake import show_size
+from grader.service.course import course_config, course_dates, record_queries, serving_lock
+from grader.service.course.deadline_csv import DeadlineError, read_deadlines_csv
+from grader.service.course.intake import show_size
+from grader.service.course.records import LatePolicy, PolicyError
+from grader.service.course.storage import Store
+from grader.service.course.times import course_zone, format_time, parse_time, show_time
 from grader.service.queue import QueueOptions
-from grader.service.records import LatePolicy, PolicyError
-from grader.service.storage import Store
-from grader.service.times import course_zone, format_time, parse_time, show_time
 from grader.suite import table
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -290,7 +290,7 @@ def links_are_a_file() -> bool:
 
 def import_deadlines(store: Store, path: Path, zone: Any) -> int:
     """Give students their own deadlines from the CSV at ``path``: all, or none."""
-    from grader.service.records_routes import store_deadlines
+    from grader.service.pages.records_routes import store_deadlines
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -301,7 +301,7 @@ def import_deadlines(store: Store, path: Path, zone: Any) -> int:
 def serve_command(args: argparse.Namespace) -> int:
     """``python -m grader serve``: the front end."""
     from grader.service import app as web
-    from grader.service.records_routes import RecordError
+    from grader.service.pages.records_routes import RecordError
     from grader.suite.config import Config, ConfigError
     if args.jobs < 1:
         return _error("--jobs must be 1 or more")

@@ -35,9 +35,9 @@ from typing import Any, Callable
 from grader.classroom import discover
 from grader.classroom.run import (DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, LocalRunner,
                                   Slot, run_grade)
-from grader.service.folder import private_folder, write_private
-from grader.service import course_assignments
-from grader.service.storage import Store, Submission
+from grader.service.course import course_assignments
+from grader.service.course.folder import private_folder, write_private
+from grader.service.course.storage import Store, Submission
 from grader.suite.config import Config
 from grader.suite.plugin import PROGRESS_VARIABLE
 from provided.source import grader_can_import

@@ -14,7 +14,7 @@ of its id under the course key, so it is never stored.
 
 :class:`ServerSessions` is the ASGI middleware that reads the cookie: ``request.session`` is
 a read-only mapping (``token_hash`` and ``csrf`` of a live session, empty otherwise) and
-:func:`current` the :class:`Session` itself; only :mod:`grader.service.signin` starts and
+:func:`current` the :class:`Session` itself; only :mod:`grader.service.pages.signin` starts and
 ends sessions (:func:`set_cookie`, :func:`clear_cookie`).
 """
 
@@ -32,9 +32,9 @@ from starlette.requests import HTTPConnection
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from grader.service import auth
-from grader.service.database import Database
-from grader.service.times import format_time, now
+from grader.service.course import auth
+from grader.service.course.database import Database
+from grader.service.course.times import format_time, now
 
 SCOPE_KEY = "ttt.session"     # the request's Session (or None) in the ASGI scope
 # How stale seen_at may get before a request writes it again: a page polls every few
@@ -70,7 +70,7 @@ class Sessions:
     """The course's sessions (the ``sessions`` table of its database).
 
     >>> import tempfile, pathlib
-    >>> from grader.service.schema import migrate
+    >>> from grader.service.course.schema import migrate
     >>> database = Database(pathlib.Path(tempfile.mkdtemp()) / "course.sqlite3")
     >>> _ = migrate(database)
     >>> sessions = Sessions(database, b"k" * 32)

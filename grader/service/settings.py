@@ -1,5 +1,5 @@
 """How a course is served: where its data lives, the limits, the grading (its dates and late
-policy are records the running server reads: :mod:`grader.service.course_dates`).
+policy are records the running server reads: :mod:`grader.service.course.course_dates`).
 
     settings = ServiceSettings(data=Path("ttt-course"), per_hour=10)
     settings.secure_cookies          # False: the links are http://
@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, tzinfo
 from pathlib import Path
 
-from grader.service.intake import Deadlines
+from grader.service.course.intake import Deadlines
+from grader.service.course.records import LatePolicy
+from grader.service.course.times import course_zone
 from grader.service.queue import QueueOptions
-from grader.service.records import LatePolicy
-from grader.service.times import course_zone
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class ServiceSettings:
     per_hour: int = 10
     max_size: int = 256 * 1024
     # The course's dates and late policy are records the running server reads
-    # (grader.service.course_dates), changed on the page; these, when given, are set in
+    # (grader.service.course.course_dates), changed on the page; these, when given, are set in
     # them as the app is made (an embedding program, the tests; serve stores its options).
     deadlines: Deadlines | None = None
     late_policy: LatePolicy | None = None

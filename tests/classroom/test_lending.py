@@ -192,8 +192,8 @@ def test_the_submission_page_starts_the_next_submission_on_a_sleepers_cpu(
         tmp_path: Path) -> None:
     # grader serve's queue, jobs=1: a sleeper, then a correct file. The correct one starts
     # (and here ends) while the sleeper is still being graded on the same CPU.
+    from grader.service.course.storage import Store
     from grader.service.queue import GradingQueue, QueueOptions
-    from grader.service.storage import Store
     store = Store(tmp_path / "course.sqlite3", b"k" * 32)
     store.upsert_students([("sleepy", "", ""), ("quick", "Quick Student", "")])
     sleeper = store.add_submission("sleepy", "mm_player.py", SLEEPER.read_bytes(), late=False,

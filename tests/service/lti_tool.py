@@ -33,9 +33,9 @@ from lti_platform import LIS, LtiPlatform  # noqa: E402
 
 from grader.service import lti  # noqa: E402
 from grader.service.app import create_app, open_store  # noqa: E402
+from grader.service.course.storage import Store  # noqa: E402
 from grader.service.lti import binding, outbox  # noqa: E402
 from grader.service.settings import ServiceSettings  # noqa: E402
-from grader.service.storage import Store  # noqa: E402
 
 # The roles Canvas sends for a TA (canvas-lms, lib/lti/substitutions_helper.rb,
 # LIS_V2_LTI_ADVANTAGE_ROLE_MAP): the Instructor sub-role beside the principal role.

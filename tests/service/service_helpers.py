@@ -27,11 +27,11 @@ import pytest
 
 httpx = pytest.importorskip("httpx")
 
-from grader.service import auth  # noqa: E402
 from grader.service import server as page_server  # noqa: E402
-from grader.service.database import Database  # noqa: E402
-from grader.service.schema import MIGRATIONS  # noqa: E402
-from grader.service.storage import Store  # noqa: E402
+from grader.service.course import auth  # noqa: E402
+from grader.service.course.database import Database  # noqa: E402
+from grader.service.course.schema import MIGRATIONS  # noqa: E402
+from grader.service.course.storage import Store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions" / "grader"

@@ -20,7 +20,7 @@ pytest.importorskip("httpx")
 
 from test_course_records import NOW, Course, _past_deadline_course  # noqa: E402
 
-from grader.service.records import LatePolicy  # noqa: E402
+from grader.service.course.records import LatePolicy  # noqa: E402
 
 FOUR = ("score", "penalty", "adjustment", "final_score")
 # 80 from the grader, 18 hours late (day 1 of 10% a day: -10), +5 from the instructor.

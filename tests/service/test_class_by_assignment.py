@@ -30,9 +30,9 @@ pytest.importorskip("httpx")
 
 from test_course_records import NOW, Course, _csrf, _past_deadline_course, results  # noqa: E402
 
-from grader.service import course_assignments, course_dates  # noqa: E402
-from grader.service.records import LatePolicy  # noqa: E402
-from grader.service.times import format_time  # noqa: E402
+from grader.service.course import course_assignments, course_dates  # noqa: E402
+from grader.service.course.records import LatePolicy  # noqa: E402
+from grader.service.course.times import format_time  # noqa: E402
 
 FOUR = ("score", "penalty", "adjustment", "final_score")
 BOB_OWN = NOW + timedelta(days=3)        # Bob's own deadline of the minimax

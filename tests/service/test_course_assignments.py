@@ -25,10 +25,10 @@ import pytest
 pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
-from grader.service import course_assignments, course_dates, record_queries  # noqa: E402
 from grader.service.app import ServiceSettings, create_app, open_store  # noqa: E402
-from grader.service.schema import VERSION, stored_version  # noqa: E402
-from grader.service.storage import Store  # noqa: E402
+from grader.service.course import course_assignments, course_dates, record_queries  # noqa: E402
+from grader.service.course.schema import VERSION, stored_version  # noqa: E402
+from grader.service.course.storage import Store  # noqa: E402
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "course-v8"
 ADA_FINAL = 57.3 + 5.0          # the grader's, plus the instructor's adjustment; on time
@@ -67,7 +67,7 @@ def course(tmp_path: Path) -> Iterator[OldCourse]:
 
 def test_the_fixture_is_a_course_before_assignments() -> None:
     """The fixture itself stays as the old code wrote it (the test below proves the step)."""
-    from grader.service.database import Database
+    from grader.service.course.database import Database
     database = Database(FIXTURE / "course.sqlite3")
     try:
         assert stored_version(database) == 8

@@ -17,11 +17,12 @@ import pytest
 
 from test_course_records import NOW, Course, _csrf  # noqa: E402
 
-from grader.service import lti, record_queries  # noqa: E402
-from grader.service.intake import Deadlines  # noqa: E402
+from grader.service import lti  # noqa: E402
+from grader.service.course import record_queries  # noqa: E402
+from grader.service.course.intake import Deadlines  # noqa: E402
+from grader.service.course.records import LatePolicy  # noqa: E402
+from grader.service.course.times import format_time  # noqa: E402
 from grader.service.lti import outbox  # noqa: E402
-from grader.service.records import LatePolicy  # noqa: E402
-from grader.service.times import format_time  # noqa: E402
 
 PARIS = ZoneInfo("Europe/Paris")
 

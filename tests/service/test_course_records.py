@@ -28,13 +28,13 @@ with warnings.catch_warnings():          # Starlette would rather have httpx2; h
     warnings.simplefilter("ignore", DeprecationWarning)
     from starlette.testclient import TestClient  # noqa: E402
 
-from grader.service import class_queries, record_queries  # noqa: E402
 from grader.service.app import create_app, open_store  # noqa: E402
-from grader.service.intake import Deadlines  # noqa: E402
-from grader.service.records import LatePolicy  # noqa: E402
+from grader.service.course import class_queries, record_queries  # noqa: E402
+from grader.service.course.intake import Deadlines  # noqa: E402
+from grader.service.course.records import LatePolicy  # noqa: E402
+from grader.service.course.storage import Store  # noqa: E402
+from grader.service.course.times import format_time  # noqa: E402
 from grader.service.settings import ServiceSettings  # noqa: E402
-from grader.service.storage import Store  # noqa: E402
-from grader.service.times import format_time  # noqa: E402
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 NOW = datetime.now(timezone.utc)

@@ -12,9 +12,9 @@ import pytest
 
 from test_course_records import NOW, Course, _csrf  # noqa: E402
 
-from grader.service import course_dates  # noqa: E402
-from grader.service.intake import Deadlines  # noqa: E402
-from grader.service.records import LatePolicy  # noqa: E402
+from grader.service.course import course_dates  # noqa: E402
+from grader.service.course.intake import Deadlines  # noqa: E402
+from grader.service.course.records import LatePolicy  # noqa: E402
 
 FIELD = re.compile(r'name="(deadline|late_deadline|late_penalty)" value="([^"]*)"')
 
@@ -92,8 +92,8 @@ def test_the_refusal_while_a_server_serves_gives_a_restart_command_that_runs(tmp
     it"), and ``--config`` alone is named as not taken."""
     import argparse
 
-    from grader.service import serving_lock
     from grader.service.command import serving_refusal
+    from grader.service.course import serving_lock
     serving = serving_lock.Serving(tmp_path, "42")
     adopt = argparse.Namespace(data=tmp_path, config=Path("light.cfg"), adopt_config=True)
     said = serving_refusal(adopt, serving)

@@ -19,9 +19,9 @@ pytest.importorskip("httpx")
 
 from test_course_records import NOW, Course, _csrf  # noqa: E402
 
-from grader.service import record_queries  # noqa: E402
-from grader.service.intake import Deadlines  # noqa: E402
-from grader.service.times import format_time, parse_time  # noqa: E402
+from grader.service.course import record_queries  # noqa: E402
+from grader.service.course.intake import Deadlines  # noqa: E402
+from grader.service.course.times import format_time, parse_time  # noqa: E402
 
 COURSE = Deadlines(NOW - timedelta(days=1), NOW + timedelta(days=2))
 OWN = NOW - timedelta(hours=12)          # the extension's deadline, already past

@@ -23,10 +23,10 @@ from typing import Any
 
 import pytest
 
-from grader.service import class_queries, classbook
-from grader.service.class_queries import ClassSubmission
-from grader.service.classbook import ClassStudent
-from grader.service.storage import Store, Student, Submission
+from grader.service.course import class_queries, classbook
+from grader.service.course.class_queries import ClassSubmission
+from grader.service.course.classbook import ClassStudent
+from grader.service.course.storage import Store, Student, Submission
 from service_helpers import ROOT, Server, add_students, open_store, start_server
 
 import httpx  # noqa: E402  (service_helpers skips these tests without it)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox.submission import compile_error
-from grader.service.intake import Refused, check_compiles
+from grader.service.course.intake import Refused, check_compiles
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions" / "grader"

@@ -37,9 +37,10 @@ from lti_platform import (SCOPE_LINEITEM, SCOPE_LINEITEM_READONLY,  # noqa: E402
 from lti_tool import RESULTS, csrf_of, fast_sender, launch, wait_until  # noqa: E402
 from service_helpers import ROOT, free_port, open_store  # noqa: E402
 
-from grader.service import course_assignments, lti, record_queries  # noqa: E402
+from grader.service import lti  # noqa: E402
+from grader.service.course import course_assignments, record_queries  # noqa: E402
+from grader.service.course.storage import Store  # noqa: E402
 from grader.service.lti import outbox, resource_links  # noqa: E402
-from grader.service.storage import Store  # noqa: E402
 
 AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 MINIMAX_LINK = "rl-minimax-handin"          # the platform's own first link and line item

@@ -18,9 +18,9 @@ from lti_platform import CANVAS_SUBMISSION, LtiPlatform  # noqa: E402
 from lti_tool import ToolServer, fast_sender, graded, launch, wait_until  # noqa: E402
 
 from grader.service import lti  # noqa: E402
+from grader.service.course.record_queries import set_adjustment  # noqa: E402
 from grader.service.lti import nrps, outbox, platforms, registration  # noqa: E402
 from grader.service.lti.errors import PlatformError  # noqa: E402
-from grader.service.record_queries import set_adjustment  # noqa: E402
 
 NRPS_CLAIM = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"

@@ -27,8 +27,9 @@ from lti_platform import LtiPlatform  # noqa: E402
 from lti_tool import (ToolServer, fast_sender, graded, launch, refusal,  # noqa: E402
                       wait_until)
 
-from grader.service import auth, lti  # noqa: E402
+from grader.service import lti  # noqa: E402
 from grader.service.app import open_store  # noqa: E402
+from grader.service.course import auth  # noqa: E402
 from grader.service.lti import outbox, registration  # noqa: E402
 
 

@@ -165,8 +165,8 @@ def test_a_ta_whose_later_launch_says_learner_is_no_longer_a_grader(tool, platfo
 
 
 def test_a_course_of_version_6_keeps_its_tas_rows_but_they_grade_only_after_a_launch(tmp_path):
-    from grader.service.schema import migrate
-    from grader.service.storage import Store
+    from grader.service.course.schema import migrate
+    from grader.service.course.storage import Store
 
     database = database_at_version(tmp_path / "course.sqlite3", 6)
     with database.transaction() as db:

@@ -14,14 +14,15 @@ import pytest
 from joserfc import jwt
 from joserfc.jwk import KeySet, RSAKey
 
-from grader.service import lti, record_queries
+from grader.service import lti
 from grader.service.app import open_store
+from grader.service.course import record_queries
+from grader.service.course.schema import migrate
+from grader.service.course.storage import Store
 from grader.service.lti import ags, binding, launch, outbox, people, platforms
 from grader.service.lti.errors import LaunchRefused, PlatformError, RegistrationError
 from grader.service.lti.service_token import ServiceTokens
 from grader.service.lti.tool_keys import KEY_FILE, ToolKey
-from grader.service.schema import migrate
-from grader.service.storage import Store
 from service_helpers import database_at_version
 
 LMS = "https://lms.example"

@@ -24,7 +24,7 @@ pytest.importorskip("httpx")
 
 from test_course_records import NOW, _past_deadline_course  # noqa: E402
 
-from grader.service.records import LatePolicy  # noqa: E402
+from grader.service.course.records import LatePolicy  # noqa: E402
 
 
 def _batch_lms_tests():

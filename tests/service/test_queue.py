@@ -17,9 +17,9 @@ import pytest
 
 from grader.classroom.run import Attempt, GradingOptions
 from grader.service import queue as queue_module
+from grader.service.course.storage import Store
 from grader.service.queue import (GradingQueue, QueueOptions, config_label, estimate_wait,
                                   read_progress)
-from grader.service.storage import Store
 from grader.suite.config import ConfigError
 from grader.suite.plugin import PROGRESS_VARIABLE
 

@@ -35,14 +35,14 @@ with warnings.catch_warnings():          # Starlette would rather have httpx2; h
     warnings.simplefilter("ignore", DeprecationWarning)
     from starlette.testclient import TestClient  # noqa: E402
 
-from grader.service import presentation  # noqa: E402
 from grader.service.app import create_app, open_store  # noqa: E402
-from grader.service.intake import Deadlines, show_size, show_wait  # noqa: E402
+from grader.service.course.intake import Deadlines, show_size, show_wait  # noqa: E402
+from grader.service.course.records import Adjustment, FinalScore, LatePolicy  # noqa: E402
+from grader.service.course.storage import Store, Submission  # noqa: E402
+from grader.service.course.times import format_time, show_time  # noqa: E402
+from grader.service.pages import presentation  # noqa: E402
 from grader.service.queue import PROGRESS_NAME, WORK  # noqa: E402
-from grader.service.records import Adjustment, FinalScore, LatePolicy  # noqa: E402
 from grader.service.settings import ServiceSettings  # noqa: E402
-from grader.service.storage import Store, Submission  # noqa: E402
-from grader.service.times import format_time, show_time  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions"

@@ -24,9 +24,9 @@ from service_helpers import database_at_version  # noqa: E402
 from test_course_records import Course, _csrf  # noqa: E402
 from test_page_gradebooks import CANVAS_COLUMNS  # noqa: E402
 
-from grader.service import auth, schema  # noqa: E402
 from grader.service.command import import_roster  # noqa: E402
-from grader.service.storage import Store  # noqa: E402
+from grader.service.course import auth, schema  # noqa: E402
+from grader.service.course.storage import Store  # noqa: E402
 
 # A Canvas gradebook export as Canvas writes it: "Last, First", the points line, no email.
 CANVAS_ROSTER = ("Student,ID,SIS User ID,SIS Login ID,Section,Minimax (777)\n"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from grader.service.folder import secure_course_folder
+from grader.service.course.folder import secure_course_folder
 from service_helpers import ROOT, Server, add_students, open_store, start_server
 
 EVIL_SCRIPT = "<script>alert(1)</script>"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from grader.classroom.run import GradingOptions
-from grader.service import course_config, record_queries
-from grader.service.course_config import ConfigChanged, course_grading
+from grader.service.course import course_config, record_queries
+from grader.service.course.course_config import ConfigChanged, course_grading
 from service_helpers import ROOT, add_students, open_store
 
 

@@ -22,10 +22,10 @@ from starlette.routing import Route
 
 httpx = pytest.importorskip("httpx")
 
-from grader.service import auth  # noqa: E402
 from grader.service.app import create_app, open_store  # noqa: E402
+from grader.service.course import auth  # noqa: E402
+from grader.service.course.storage import Store  # noqa: E402
 from grader.service.settings import ServiceSettings  # noqa: E402
-from grader.service.storage import Store  # noqa: E402
 
 pytestmark = pytest.mark.anyio
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')

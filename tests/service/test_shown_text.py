@@ -15,8 +15,8 @@ import pytest
 from starlette.testclient import TestClient
 
 from grader.service.app import create_app, open_store
-from grader.service.course_config import save_config
-from grader.service.folder import private_folder, secure_course_folder
+from grader.service.course.course_config import save_config
+from grader.service.course.folder import private_folder, secure_course_folder
 from grader.service.settings import ServiceSettings
 from grader.suite.table import safe_cell
 from service_helpers import FAST, add_students

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from grader.service import auth, schema
-from grader.service.class_queries import regrade_submissions
-from grader.service.storage import (MAX_ATTEMPTS, InFlight, Store, TooMany, format_time,
-                                    parse_time)
+from grader.service.course import auth, schema
+from grader.service.course.class_queries import regrade_submissions
+from grader.service.course.storage import (MAX_ATTEMPTS, InFlight, Store, TooMany, format_time,
+                                           parse_time)
 
 
 @pytest.fixture

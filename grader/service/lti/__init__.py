@@ -38,6 +38,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
+from grader.service.course.storage import Store
 from grader.service.lti.ags import Course
 from grader.service.lti.embedding import FrameAncestors
 from grader.service.lti.errors import (CookiesBlocked, LaunchRefused, LtiError, PlatformError,
@@ -48,7 +49,6 @@ from grader.service.lti.platforms import add_platform, read_platform_file, tool_
 from grader.service.lti.routes import routes
 from grader.service.lti.tool import Tool
 from grader.service.lti.tool_keys import ToolKey
-from grader.service.storage import Store
 
 __all__ = ["CookiesBlocked", "FrameAncestors", "LaunchRefused", "LtiError", "PlatformError",
            "RegistrationError", "Sender", "Tool", "grade_changed", "grades_changed",

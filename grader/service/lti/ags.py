@@ -2,10 +2,10 @@
 and the call that posts it to a line item.
 
 A grade is of one assignment of the course: its choice (latest or best,
-:mod:`grader.service.course_dates`) of the student's graded submissions of it, its final score
-(the grader's, the late penalty, the adjustment, under the assignment's dates) over the
-maximum. The score's ``timestamp`` is when the grade changed (the outbox row's time),
-so sending the same row twice is the same score for the LMS, and an older grade can never
+:mod:`grader.service.course.course_dates`) of the student's graded submissions of it, its
+final score (the grader's, the late penalty, the adjustment, under the assignment's dates)
+over the maximum. The score's ``timestamp`` is when the grade changed (the outbox row's
+time), so sending the same row twice is the same score for the LMS, and an older grade can never
 replace a newer one; ``submission.submittedAt`` is the hand-in's time.
 
     grade = grade_of(store, "alice", course, "montecarlo")   # None: nothing graded yet
@@ -19,13 +19,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from grader.service import class_queries, course_assignments, course_dates
-from grader.service.class_queries import ClassSubmission
-from grader.service.classbook import CHOICES, ClassStudent, CourseRecords, with_records
-from grader.service.intake import Deadlines
+from grader.service.course import class_queries, course_assignments, course_dates
+from grader.service.course.class_queries import ClassSubmission
+from grader.service.course.classbook import CHOICES, ClassStudent, CourseRecords, with_records
+from grader.service.course.intake import Deadlines
+from grader.service.course.records import LatePolicy
+from grader.service.course.storage import Store, Student
 from grader.service.lti.errors import PlatformError
-from grader.service.records import LatePolicy
-from grader.service.storage import Store, Student
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 # Canvas's extension of a score (canvas-lms app/controllers/lti/ims/scores_controller.rb):

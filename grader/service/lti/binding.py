@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
+from grader.service.course.storage import LTI_BINDING_SETTING, Store
+from grader.service.course.times import utc_now
 from grader.service.lti import staff
 from grader.service.lti.errors import LaunchRefused
 from grader.service.lti.launch import INSTRUCTOR_ACCESS, Launch
 from grader.service.lti.platforms import platform_by_id
-from grader.service.storage import LTI_BINDING_SETTING, Store
-from grader.service.times import utc_now
 
 SETTING = LTI_BINDING_SETTING      # Store.identify_hash reads it too (a TA's course)
 

@@ -28,9 +28,9 @@ from typing import Any
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from grader.service.course.storage import Store
 from grader.service.lti.platforms import frame_origins
-from grader.service.pages import CSP
-from grader.service.storage import Store
+from grader.service.pages.pages import CSP
 
 ORIGINS_TTL = 30.0        # seconds a list of origins is kept (a platform registered meanwhile
                           # from the command line frames the page within this)

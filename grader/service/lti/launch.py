@@ -32,13 +32,13 @@ from joserfc import jwt
 from joserfc.errors import BadSignatureError, JoseError
 from joserfc.jws import extract_compact
 
+from grader.service.course.storage import Store
+from grader.service.course.times import format_time, now, parse_time, utc_now
 from grader.service.lti.errors import CookiesBlocked, LaunchRefused, StorageCheck
 from grader.service.lti.keysets import KeySets
 from grader.service.lti.platforms import (Platform, find_platform, on_platform_hosts, origin,
                                           platform_by_id, record_first_deployment)
 from grader.service.lti.storage import storage_target
-from grader.service.storage import Store
-from grader.service.times import format_time, now, parse_time, utc_now
 
 LEEWAY = 60                      # seconds of clock skew between the platform and the page
 LOGIN_SECONDS = 600              # a login's state is good for ten minutes

@@ -14,13 +14,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from grader.service.course.storage import Store
+from grader.service.course.times import utc_now
 from grader.service.lti import binding, staff
 from grader.service.lti.errors import PlatformError
 from grader.service.lti.launch import GRADER_ACCESS, access, is_learner, is_staff, role_names
 from grader.service.lti.people import Person, match_student, place_student, record_member
 from grader.service.lti.platforms import platform_by_id
-from grader.service.storage import Store
-from grader.service.times import utc_now
 
 NRPS_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 MEMBERSHIPS = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json"

@@ -26,12 +26,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from grader.service import course_assignments
+from grader.service.course import course_assignments
+from grader.service.course.storage import Store
+from grader.service.course.times import format_time, now, utc_now
 from grader.service.lti import ags, binding
 from grader.service.lti.errors import PlatformError
 from grader.service.lti.platforms import platform_by_id
-from grader.service.storage import Store
-from grader.service.times import format_time, now, utc_now
 
 log = logging.getLogger("grader.service.lti")
 

@@ -37,12 +37,12 @@ import sqlite3
 from dataclasses import dataclass
 from urllib.parse import urlencode
 
+from grader.service.course.storage import INSTRUCTOR, Store
+from grader.service.course.times import utc_now
 from grader.service.lti import binding, resource_links, staff
 from grader.service.lti.errors import LaunchRefused
 from grader.service.lti.launch import GRADER_ACCESS, INSTRUCTOR_ACCESS, Launch
 from grader.service.lti.platforms import add_frame_origin
-from grader.service.storage import INSTRUCTOR, Store
-from grader.service.times import utc_now
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 # The custom parameter Dynamic Registration asks Canvas for. Whoever places the link in the

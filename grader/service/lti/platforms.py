@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any, Iterable
 from urllib.parse import urlsplit
 
+from grader.service.course.storage import Store
+from grader.service.course.times import utc_now
 from grader.service.lti.addresses import AddressRefused, host_of
 from grader.service.lti.errors import RegistrationError
-from grader.service.storage import Store
-from grader.service.times import utc_now
 
 DYNAMIC = "dynamic registration"        # added_by of a platform Dynamic Registration added
 HOSTS_SETTING = "lti_service_hosts:"     # + platform id: JSON list of more service hosts

@@ -25,14 +25,14 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from grader.service import auth
+from grader.service.course import auth
+from grader.service.course.storage import Store
 from grader.service.lti.addresses import AddressRefused, check_url, host_of, same_origin
 from grader.service.lti.errors import RegistrationError
 from grader.service.lti.nrps import NRPS_SCOPE
+from grader.service.lti.people import CANVAS_USER_ID
 from grader.service.lti.platforms import (DYNAMIC, Platform, PlatformInfo, add_platform,
                                           tool_urls)
-from grader.service.lti.people import CANVAS_USER_ID
-from grader.service.storage import Store
 
 CODE_SETTING = "lti_registration_code"
 TOOL_CONFIGURATION = "https://purl.imsglobal.org/spec/lti-tool-configuration"

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from grader.service import course_assignments, record_queries
+from grader.service.course import course_assignments, record_queries
+from grader.service.course.storage import Store
+from grader.service.course.times import utc_now
 from grader.service.lti.launch import Launch
-from grader.service.storage import Store
-from grader.service.times import utc_now
 
 CUSTOM = "assignment"          # the custom parameter that names a link's assignment
 KIND = "lti_resource_link"     # its changes' kind in the course's change log

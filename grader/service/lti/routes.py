@@ -33,19 +33,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, course_assignments, course_dates, sessions
+from grader.service import sessions
+from grader.service.course import auth, course_assignments, course_dates
+from grader.service.course.storage import INSTRUCTOR
+from grader.service.course.times import format_time, now, utc_now
+from grader.service.logtext import printable
 from grader.service.lti import (addresses, ags, binding, embedding, nrps, outbox, platforms,
                                 registration, resource_links, staff)
 from grader.service.lti.errors import (CookiesBlocked, LaunchRefused, LtiError,
                                        RegistrationError, StorageCheck)
 from grader.service.lti.launch import INSTRUCTOR_ACCESS, digest, start_login, validate_launch
 from grader.service.lti.people import Admitted, admit, links, token_hash_of, unlink
-from grader.service.lti.tool import Tool
 from grader.service.lti.storage import storage_key, storage_target
-from grader.service.logtext import printable
-from grader.service.pages import read_form, render
-from grader.service.storage import INSTRUCTOR
-from grader.service.times import format_time, now, utc_now
+from grader.service.lti.tool import Tool
+from grader.service.pages.pages import read_form, render
 
 log = logging.getLogger("grader.service.lti")
 

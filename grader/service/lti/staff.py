@@ -31,11 +31,11 @@ import secrets
 import sqlite3
 from typing import Any
 
-from grader.service import auth
+from grader.service.course import auth
+from grader.service.course.storage import GRADER, Store
+from grader.service.course.times import format_time, now, utc_now
 from grader.service.lti.errors import LaunchRefused
 from grader.service.lti.launch import Launch
-from grader.service.storage import GRADER, Store
-from grader.service.times import format_time, now, utc_now
 
 KIND = "lti_staff"           # the change log's kind for a grader's removal, restoration, drop
 

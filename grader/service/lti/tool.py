@@ -13,11 +13,11 @@ from pathlib import Path
 
 import httpx
 
+from grader.service.course.storage import Store
 from grader.service.lti.keysets import KeySets
 from grader.service.lti.platforms import service_hosts
 from grader.service.lti.service_token import ServiceTokens
 from grader.service.lti.tool_keys import ToolKey
-from grader.service.storage import Store
 
 HTTP_TIMEOUT = httpx.Timeout(10.0, connect=5.0)   # a platform that hangs costs 10 s, no more
 

@@ -15,14 +15,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from grader.service import course_dates
-from grader.service.intake import Deadlines, show_wait
+from grader.service.course import course_dates
+from grader.service.course.intake import Deadlines, show_wait
+from grader.service.course.records import FinalScore
+from grader.service.course.storage import Store, Submission
+from grader.service.course.times import now, parse_time
+from grader.service.pages.report_parts import Block, Section, parse_block, parse_report
 from grader.service.queue import GradingQueue, estimate_wait, read_progress
-from grader.service.records import FinalScore
-from grader.service.report_parts import Block, Section, parse_block, parse_report
 from grader.service.settings import ServiceSettings
-from grader.service.storage import Store, Submission
-from grader.service.times import now, parse_time
 
 # Below this many seconds an estimate is noise: a running grade's page says how long it has
 # been graded instead ("grading now: 40 s so far"), never "report in about 1 s" for 40 s.
@@ -209,7 +209,7 @@ def score_parts(final: FinalScore | None) -> tuple[ScorePart, ...]:
     """How the final score is made, when it is not the grader's alone: the grader's score,
     the late penalty, the instructor's adjustment (with its note), the final score.
 
-    >>> from grader.service.records import LatePolicy
+    >>> from grader.service.course.records import LatePolicy
     >>> from datetime import timedelta
     >>> final = FinalScore.compute(80.0, 100.0, late_by=timedelta(hours=30),
     ...                            policy=LatePolicy.parse("10%/day"))
@@ -239,7 +239,7 @@ def score_line(final: FinalScore | None, late: bool = False) -> str:
     grader's and what changed it. Every report (the page, its text, ``student submit``)
     says it in these words, so none shows the grader's score as if it were the final one.
 
-    >>> from grader.service.records import LatePolicy
+    >>> from grader.service.course.records import LatePolicy
     >>> from datetime import timedelta
     >>> score_line(FinalScore.compute(100.0, 100.0, late_by=timedelta(hours=5),
     ...                               policy=LatePolicy.parse("10%/day")))
@@ -291,7 +291,7 @@ def scores_json(score: float | None, final: FinalScore | None,
     are of.
 
     >>> from datetime import timedelta
-    >>> from grader.service.records import LatePolicy
+    >>> from grader.service.course.records import LatePolicy
     >>> late = FinalScore.compute(80.0, 100.0, late_by=timedelta(hours=5),
     ...                           policy=LatePolicy.parse("10%/day"))
     >>> {key: value for key, value in scores_json(80.0, late).items() if key != "assignment"}

@@ -24,9 +24,9 @@ from starlette.routing import Route
 
 from grader.classroom import similarity as similar
 from grader.classroom import summary
-from grader.service.folder import private_folder, write_private
-from grader.service import auth, classbook
-from grader.service.pages import csv_response, path_for, render, with_inline_styles
+from grader.service.course import auth, classbook
+from grader.service.course.folder import private_folder, write_private
+from grader.service.pages.pages import csv_response, path_for, render, with_inline_styles
 
 log = logging.getLogger("grader.service")
 

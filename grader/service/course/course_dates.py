@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from datetime import tzinfo
 from typing import Any
 
-from grader.service import course_assignments, record_queries
-from grader.service.classbook import CHOICES
-from grader.service.deadline_csv import DeadlineError, time_field
-from grader.service.intake import Deadlines
-from grader.service.records import Change, LatePolicy, PolicyError
-from grader.service.storage import Store
-from grader.service.times import format_time, parse_time
+from grader.service.course import course_assignments, record_queries
+from grader.service.course.classbook import CHOICES
+from grader.service.course.deadline_csv import DeadlineError, time_field
+from grader.service.course.intake import Deadlines
+from grader.service.course.records import Change, LatePolicy, PolicyError
+from grader.service.course.storage import Store
+from grader.service.course.times import format_time, parse_time
 
 DEADLINE, LATE_DEADLINE, LATE_PENALTY, CHOICE = ("deadline", "late_deadline", "late_penalty",
                                                  "choice")

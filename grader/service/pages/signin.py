@@ -20,8 +20,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, sessions
-from grader.service.pages import path_for, read_form, render
+from grader.service import sessions
+from grader.service.course import auth
+from grader.service.pages.pages import path_for, read_form, render
 
 
 def _home(request: Request, identity: Any) -> str:

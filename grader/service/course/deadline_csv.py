@@ -17,7 +17,7 @@ import io
 from datetime import tzinfo
 from typing import Any
 
-from grader.service.times import format_time, parse_time
+from grader.service.course.times import format_time, parse_time
 
 COLUMNS = ("student_id", "deadline", "late_deadline")
 MAX_LINES = 10000

@@ -40,15 +40,16 @@ from starlette.routing import Route
 
 from grader.classroom import lms, summary
 from grader.classroom.state import graded_under
-from grader.service import (auth, class_queries, classbook, course_assignments, course_dates,
-                            presentation, record_queries, similarity_routes, storage)
-from grader.service.pages import csv_response, path_for, render, with_inline_styles
-from grader.service.student_routes import file_response, render_submission
+from grader.service.course import (auth, class_queries, classbook, course_assignments, course_dates,
+                                   record_queries, storage)
+from grader.service.pages import presentation, similarity_routes
+from grader.service.pages.pages import csv_response, path_for, render, with_inline_styles
+from grader.service.pages.student_routes import file_response, render_submission
 from grader.classroom.roster import RosterError, parse_roster
 from grader.suite import table
 from grader.suite.config import DEFAULT_CONFIG, ConfigError, grader_version
-from grader.service.course_config import CONFIG_SETTING, save_config
-from grader.service.times import format_time
+from grader.service.course.course_config import CONFIG_SETTING, save_config
+from grader.service.course.times import format_time
 
 log = logging.getLogger("grader.service")
 

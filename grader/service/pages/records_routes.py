@@ -29,14 +29,15 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, course_assignments, course_dates, lti, record_queries
-from grader.service.instructor import student_page, submission_page
-from grader.service.deadline_csv import DeadlineError, read_deadlines_csv, time_field
-from grader.service.intake import Deadlines
-from grader.service.pages import path_for, render
-from grader.service.record_queries import RecordError
-from grader.service.storage import INSTRUCTOR, Store
-from grader.service.times import format_time
+from grader.service import lti
+from grader.service.course import auth, course_assignments, course_dates, record_queries
+from grader.service.course.deadline_csv import DeadlineError, read_deadlines_csv, time_field
+from grader.service.course.intake import Deadlines
+from grader.service.course.record_queries import RecordError
+from grader.service.course.storage import INSTRUCTOR, Store
+from grader.service.course.times import format_time
+from grader.service.pages.instructor import student_page, submission_page
+from grader.service.pages.pages import path_for, render
 
 log = logging.getLogger("grader.service")
 

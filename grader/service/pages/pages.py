@@ -24,9 +24,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.templating import Jinja2Templates
 
-from grader.service import auth
-from grader.service.intake import Refused, show_size, show_wait
-from grader.service.times import show_time
+from grader.service.course import auth
+from grader.service.course.intake import Refused, show_size, show_wait
+from grader.service.course.times import show_time
 
 log = logging.getLogger("grader.service")
 

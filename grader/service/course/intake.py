@@ -12,7 +12,7 @@ not stored, so it is never the latest hand-in and never counts against the hourl
 >>> check_content("mm_player.py", b"", 1024)
 Traceback (most recent call last):
 ...
-grader.service.intake.Refused: the file mm_player.py is empty: choose your mm_player.py (the one you edited), or paste its code
+grader.service.course.intake.Refused: the file mm_player.py is empty: choose your mm_player.py (the one you edited), or paste its code
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 
 from grader.sandbox.submission import compile_error
-from grader.service.storage import InFlight, TooMany
-from grader.service.times import parse_time, show_time
+from grader.service.course.storage import InFlight, TooMany
+from grader.service.course.times import parse_time, show_time
 from provided.source import SourceError, decode_source
 
 ARCHIVES = (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".7z", ".rar")
@@ -160,7 +160,7 @@ def check_compiles(filename: str, data: bytes) -> None:
     >>> check_compiles("mm_player.py", b"def mm_move(board, player):\\n    print board\\n")
     Traceback (most recent call last):
     ...
-    grader.service.intake.Refused: mm_player.py cannot be graded, so it was not handed in: line 2: print board  -> write print(board)
+    grader.service.course.intake.Refused: mm_player.py cannot be graded, so it was not handed in: line 2: print board  -> write print(board)
     This file is Python 2; the course runs Python 3.
     Fix it and hand it in again (a file that is refused does not count against your hand-ins per hour).
     """

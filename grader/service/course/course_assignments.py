@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from grader.assignments import AssignmentError, get as get_assignment, recognise
-from grader.service import record_queries
-from grader.service.storage import Store
-from grader.service.times import utc_now
+from grader.service.course import record_queries
+from grader.service.course.storage import Store
+from grader.service.course.times import utc_now
 from grader.suite.config import Config, ConfigError
 
 KIND = "assignment"              # its rows' kind in the change log

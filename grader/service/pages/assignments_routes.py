@@ -1,5 +1,5 @@
 """The course's assignments in the JSON API and on the instructor's "Assignments" page
-(the records: :mod:`grader.service.course_assignments`).
+(the records: :mod:`grader.service.course.course_assignments`).
 
     GET  /api/assignments               {"assignments": [{"name", "title", "position", "open",
                                         "deadline", "late_deadline", "late_penalty", "choice",
@@ -28,12 +28,12 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.assignments import available
-from grader.service import auth, course_assignments, course_dates
-from grader.service.course_dates_routes import local_input
-from grader.service.pages import path_for, render
-from grader.service.records_routes import api_instructor, instructor_form, json_body
-from grader.service.storage import INSTRUCTOR, Store
-from grader.service.times import parse_time
+from grader.service.course import auth, course_assignments, course_dates
+from grader.service.course.storage import INSTRUCTOR, Store
+from grader.service.course.times import parse_time
+from grader.service.pages.course_dates_routes import local_input
+from grader.service.pages.pages import path_for, render
+from grader.service.pages.records_routes import api_instructor, instructor_form, json_body
 
 log = logging.getLogger("grader.service")
 SHAPE = ("open", "position", "title")     # what PUT changes besides the dates

@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 from typing import IO
 
-from grader.service.folder import FILE_MODE, private_folder
+from grader.service.course.folder import FILE_MODE, private_folder
 
 LOCK_FILE = "serving.lock"
 

@@ -1,6 +1,6 @@
 """The course's dates on the page and in the JSON API: its deadline, late deadline, late
 policy and which hand-in counts, changed while the server serves (the records the pages read:
-:mod:`grader.service.course_dates`), each change kept with who made it.
+:mod:`grader.service.course.course_dates`), each change kept with who made it.
 
     GET /instructor/course     the "Course dates" page: the values, the form, the changes
     POST /instructor/course    its form (the instructor's; CSRF as every form)
@@ -24,10 +24,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service import auth, course_dates
-from grader.service.pages import path_for, render
-from grader.service.records_routes import api_instructor, instructor_form, json_body
-from grader.service.storage import INSTRUCTOR
+from grader.service.course import auth, course_dates
+from grader.service.course.storage import INSTRUCTOR
+from grader.service.pages.pages import path_for, render
+from grader.service.pages.records_routes import api_instructor, instructor_form, json_body
 
 log = logging.getLogger("grader.service")
 

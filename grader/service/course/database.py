@@ -11,7 +11,7 @@ disk), so a page does not wait for a grader. Inside a transaction, reads see its
         db.execute("INSERT INTO settings VALUES ('a', 'b')")
     database.query("SELECT value FROM settings WHERE key = ?", ("a",))[0]["value"]   # 'b'
 
-The schema is not this module's: :mod:`grader.service.schema` brings a file up to date.
+The schema is not this module's: :mod:`grader.service.course.schema` brings a file up to date.
 """
 
 from __future__ import annotations

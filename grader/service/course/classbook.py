@@ -1,8 +1,8 @@
 """The class as the instructor sees it on the page: each student's submissions, the one the
 gradebook takes (latest or best), and what each result was graded under.
 
-Nothing here speaks SQL or HTTP: the Store gives :class:`~grader.service.storage.Student`
-and :class:`~grader.service.class_queries.ClassSubmission` values, a :class:`ClassStudent`
+Nothing here speaks SQL or HTTP: the Store gives :class:`~grader.service.course.storage.Student`
+and :class:`~grader.service.course.class_queries.ClassSubmission` values, a :class:`ClassStudent`
 holds one student and theirs, and the gradebook rows are ``grader.classroom.gradebook`` rows,
 so that the page's gradebook is the same CSV as ``batch``'s.
 
@@ -26,12 +26,12 @@ from typing import Any, Sequence
 from grader.classroom import gradebook, lms, roster
 from grader.classroom import similarity as similar
 from grader.classroom.people import Person
-from grader.service import class_queries, record_queries, storage
-from grader.service.class_queries import ClassSubmission
-from grader.service.intake import Deadlines
-from grader.service.records import Adjustment, FinalScore, LatePolicy
-from grader.service.storage import Submission  # noqa: F401 - the doctests build them
-from grader.service.times import format_time, parse_time
+from grader.service.course import class_queries, record_queries, storage
+from grader.service.course.class_queries import ClassSubmission
+from grader.service.course.intake import Deadlines
+from grader.service.course.records import Adjustment, FinalScore, LatePolicy
+from grader.service.course.storage import Submission  # noqa: F401 - the doctests build them
+from grader.service.course.times import format_time, parse_time
 from grader.suite import table, writers
 from grader.suite.config import Config, ConfigError
 
@@ -109,7 +109,7 @@ def with_records(handed: ClassSubmission,
 
 @dataclass(frozen=True)
 class ClassStudent:
-    """A student of the roster (:class:`~grader.service.storage.Student`) and their
+    """A student of the roster (:class:`~grader.service.course.storage.Student`) and their
     submissions, oldest first, as the class page sees them."""
 
     student: storage.Student

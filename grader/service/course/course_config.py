@@ -19,8 +19,8 @@ from pathlib import Path
 
 from grader.classroom.run import GradingOptions
 from grader.classroom.state import graded_under
-from grader.service.folder import FILE_MODE, private_folder
-from grader.service.storage import Store
+from grader.service.course.folder import FILE_MODE, private_folder
+from grader.service.course.storage import Store
 from grader.suite import writers
 
 CONFIGS = "configs"              # DATA/configs/NNN-name.cfg: every configuration used
@@ -68,7 +68,7 @@ def course_config(store: Store) -> Path | None:
 def course_assignment(store: Store, given: str | None, who: str = "command line") -> str:
     """``serve --assignment NAME``: the course holds NAME from now on (added, open, when it
     did not); what it says. ConfigChanged when the grader knows no such assignment."""
-    from grader.service import course_assignments
+    from grader.service.course import course_assignments
     if not given:
         return ""
     if store.database.one("SELECT 1 FROM assignments WHERE name = ?", (given,)):

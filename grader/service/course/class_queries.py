@@ -1,6 +1,6 @@
 """The instructor's queries over the course's database: the class at a glance without
 loading every results.json, the results of the chosen submissions, and regrades that keep
-each earlier result. Functions over a :class:`~grader.service.storage.Store`, through its
+each earlier result. Functions over a :class:`~grader.service.course.storage.Store`, through its
 database's public ``query``/``transaction``.
 
     rows = class_submissions(store)          # every submission, by student then oldest first
@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from grader.classroom.gradebook import UNRECORDED
-from grader.service.records import FinalScore
-from grader.service.storage import Store, Submission
-from grader.service.times import utc_now
+from grader.service.course.records import FinalScore
+from grader.service.course.storage import Store, Submission
+from grader.service.course.times import utc_now
 from grader.suite.config import describe
 
-# The instructor's pages (grader.service.instructor): the class at a glance without loading
+# The instructor's pages (grader.service.pages.instructor): the class at a glance without loading
 # every results.json, the results of the chosen submissions, and regrades that keep each
 # earlier result. Functions over a Store (its connection and lock), kept below its class.
 
@@ -41,7 +41,7 @@ class ClassSubmission:
     """A submission as the class page sees it: the Store's :class:`Submission` (without the
     columns stored after its results), what its newest result recorded (read by SQLite, not
     from every results.json), and what the course's records make of it, which
-    :func:`grader.service.classbook.with_records` adds (``final``; ``late`` by the student's
+    :func:`grader.service.course.classbook.with_records` adds (``final``; ``late`` by the student's
     deadline in force now, where ``submission.late`` is as judged when it was received).
 
     >>> done = ClassSubmission(Submission(1, "ada42", "2026-01-05T10:00:00Z", score=80.0))

@@ -15,8 +15,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from grader.service.database import Database
-from grader.service.times import utc_now
+from grader.service.course.database import Database
+from grader.service.course.times import utc_now
 
 # Version 1: what the first release created (its file says "1").
 _FIRST = """
@@ -279,7 +279,7 @@ def _add_roster_fields(db: sqlite3.Connection) -> None:
             db.execute(f"ALTER TABLE students ADD COLUMN {column} TEXT NOT NULL DEFAULT ''")
 
 
-# Version 9: a course holds assignments (grader.service.course_assignments): each one named
+# Version 9: a course holds assignments (grader.service.course.course_assignments): each one named
 # as the grader knows it (minimax, montecarlo), in the instructor's order, open or closed,
 # with its own dates and configuration where it has them (else the course's); every hand-in,
 # a student's own deadline and an LMS resource link name theirs. A course that graded before

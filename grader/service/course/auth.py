@@ -154,7 +154,7 @@ def require_csrf(request: Any, form: Mapping[str, Any] | None = None) -> None:
     >>> require_csrf(request, {"csrf": "x"})
     Traceback (most recent call last):
     ...
-    grader.service.auth.CsrfError: this form is out of date or came from another site: \
+    grader.service.course.auth.CsrfError: this form is out of date or came from another site: \
 reload the page and try again
     """
     expected = csrf_token(session_of(request))

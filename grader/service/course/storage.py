@@ -22,10 +22,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Mapping
 
-from grader.service import auth
-from grader.service.database import Database
-from grader.service.schema import ROSTER_FIELDS, migrate
-from grader.service.times import format_time, parse_time, utc_now
+from grader.service.course import auth
+from grader.service.course.database import Database
+from grader.service.course.schema import ROSTER_FIELDS, migrate
+from grader.service.course.times import format_time, parse_time, utc_now
 
 MAX_ATTEMPTS = 2            # a grading run that fails is run once more, then "error"
 MAX_RECOVERIES = 3          # starts of one submission (server restarts included) before "error"
@@ -62,7 +62,7 @@ class TooMany(Exception):
 @dataclass(frozen=True)
 class Student:
     """One student of the roster: the same value from the database to the templates (the
-    class page's :class:`~grader.service.classbook.ClassStudent` holds one).
+    class page's :class:`~grader.service.course.classbook.ClassStudent` holds one).
 
     >>> Student("ada42", "Ada Lovelace").revoked
     False
@@ -136,7 +136,7 @@ class Link:
 class Submission:
     """One submission, a row of the database without its bytes: the one submission type of
     the pages, the queue and the JSON API (the class page's
-    :class:`~grader.service.class_queries.ClassSubmission` holds one, with what it reads of
+    :class:`~grader.service.course.class_queries.ClassSubmission` holds one, with what it reads of
     its result).
 
     ``student`` is the student's id; ``late`` is as it was judged when received; ``config``

@@ -1,6 +1,6 @@
 """The course's records in the database: students' own deadlines, adjustments, and the log of
 every change to them (who, when, before, after). Functions over a
-:class:`~grader.service.storage.Store`, through its database's public methods; each change
+:class:`~grader.service.course.storage.Store`, through its database's public methods; each change
 and its log line are one transaction.
 
     set_deadline(store, "alice", "2026-12-08T23:59:00.000000Z", None, who="instructor")
@@ -14,10 +14,10 @@ import json
 import sqlite3
 from typing import Any
 
-from grader.service.intake import Deadlines
-from grader.service.records import Adjustment, Change
-from grader.service.storage import Store
-from grader.service.times import parse_time, utc_now
+from grader.service.course.intake import Deadlines
+from grader.service.course.records import Adjustment, Change
+from grader.service.course.storage import Store
+from grader.service.course.times import parse_time, utc_now
 
 MAX_NOTE = 2000          # characters of an adjustment's note
 
@@ -135,7 +135,7 @@ def remove_deadline(store: Store, student: str, *, who: str,
 def _own(row: Any, course: Deadlines) -> Deadlines:
     """A stored own deadline under the course's: an empty late deadline is kept empty in the
     database and means the course's late window, moved with the student's deadline
-    (:meth:`~grader.service.intake.Deadlines.extension`), worked out as it is read so that
+    (:meth:`~grader.service.course.intake.Deadlines.extension`), worked out as it is read so that
     it follows the course's dates."""
     return course.extension(parse_time(row["deadline"]),
                             parse_time(row["late_deadline"]) if row["late_deadline"] else None)

@@ -17,17 +17,16 @@ from starlette.routing import Route
 
 from grader.assignments import get as get_assignment
 from grader.sandbox.submission import SIGNATURES
-from grader.service import auth, course_assignments, course_dates, record_queries
-from grader.service.classbook import CourseRecords
-from grader.service.records import FinalScore
-from grader.service.intake import (PASTED_NAME, Refused, check_compiles, check_content,
-                                   check_deadline, clean_name, refusal_for)
-from grader.service.pages import path_for, read_form, refused, render
-from grader.service.presentation import (page_context, scores_json, submission_json,
-                                         wait_for)
+from grader.service.course import auth, course_assignments, course_dates, record_queries
+from grader.service.course.classbook import CourseRecords
+from grader.service.course.intake import (PASTED_NAME, Refused, check_compiles, check_content,
+                                          check_deadline, clean_name, refusal_for)
+from grader.service.course.records import FinalScore
+from grader.service.course.storage import InFlight, Store, Submission, TooMany
+from grader.service.course.times import now
+from grader.service.pages.pages import path_for, read_form, refused, render
+from grader.service.pages.presentation import page_context, scores_json, submission_json, wait_for
 from grader.service.settings import ServiceSettings
-from grader.service.storage import InFlight, Store, Submission, TooMany
-from grader.service.times import now
 
 log = logging.getLogger("grader.service")
 
