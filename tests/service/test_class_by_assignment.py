@@ -240,3 +240,35 @@ def test_a_course_of_one_assignment_shows_no_list_of_assignments(tmp_path: Path)
         assert json.loads(json.dumps(data["dates"]))["choice"] == "latest"
     finally:
         made.store.close()
+
+
+def test_each_assignment_has_its_own_configuration_and_regrades_under_it(course):
+    """A course of several: the configuration page shows one assignment's rubric; a
+    configuration saved there is that assignment's own (checked against its rubric: a
+    minimax rubric is refused for the Monte Carlo), the other keeps its own; a regrade of
+    that assignment then grades under the new one."""
+    made, handed = course
+    teacher = made.browser("instructor")
+    page = teacher.get("/instructor/config?assignment=montecarlo").text
+    assert "The grading configuration: Monte Carlo Tic-Tac-Toe" in page
+    assert "mc_update_scores = 25" in page            # its own defaults, not the minimax's
+    token = _csrf(teacher, "/instructor/config?assignment=montecarlo")
+    refused = teacher.post("/instructor/config", data={
+        "csrf": token, "assignment": "montecarlo", "name": "minimax.cfg",
+        "config": "[rubric]\nscores = 30\n"})
+    assert refused.status_code == 400 and "there is no rubric item" in refused.text
+    saved = teacher.post("/instructor/config", data={
+        "csrf": token, "assignment": "montecarlo", "name": "carlo.cfg",
+        "config": "[rubric]\nmc_move = 40\ngame play = 0\n"})
+    assert saved.status_code == 200 and "Saved" in saved.text
+    queue = made.app.state.queue
+    assert queue.weights_for("montecarlo")["mc_move"] == 40
+    assert queue.grading_for("montecarlo").config.name.endswith("carlo.cfg")
+    assert queue.grading_for("minimax").config is None                   # untouched
+    assert queue.weights_for("minimax")["game play"] == 20
+    teacher.post("/instructor/regrade", data={"csrf": token, "assignment": "montecarlo"})
+    claimed = made.store.claim_next("test")
+    label = queue.label_for("montecarlo")
+    assert claimed.assignment == "montecarlo" and claimed.id in (
+        handed["alice-mc-best"], handed["alice-mc-latest"], handed["bob-mc"])
+    assert label != queue.label_for("minimax")        # graded under the new configuration

@@ -381,9 +381,10 @@ def configurations(students: Sequence[ClassStudent], current: str = "",
             for fingerprint, count in counts.most_common()]
 
 
-def check_config(text: str, name: str = "config.cfg") -> Config:
-    """``text`` as a configuration, checked exactly as ``grade --config`` checks a file;
-    raises ConfigError whose message names the file ``name`` as ``grade`` would.
+def check_config(text: str, name: str = "config.cfg", assignment: str = "minimax") -> Config:
+    """``text`` as a configuration of ``assignment``'s rubric, checked exactly as ``grade
+    --config`` checks a file; raises ConfigError whose message names the file ``name`` as
+    ``grade`` would.
 
     >>> check_config("[rubric]\\nscores = 30\\n").weights["scores"]
     30.0
@@ -398,7 +399,7 @@ def check_config(text: str, name: str = "config.cfg") -> Config:
         path = Path(folder) / safe_name
         path.write_text(text, encoding="utf-8")
         try:
-            return Config.load(path)
+            return Config.load(path, assignment=assignment)
         except ConfigError as problem:
             raise ConfigError(str(problem).replace(str(path), safe_name)) from None
 

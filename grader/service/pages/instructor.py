@@ -40,8 +40,10 @@ from starlette.routing import Route
 
 from grader.classroom import lms, summary
 from grader.classroom.state import graded_under
-from grader.service.course import (auth, class_queries, classbook, course_assignments, course_dates,
-                                   record_queries, storage)
+from grader.assignments import get as get_assignment
+from grader.service.course import (auth, class_queries, classbook, course_assignments,
+                                   course_dates, record_queries, storage)
+from grader.service.course.storage import INSTRUCTOR
 from grader.service.pages import presentation, similarity_routes
 from grader.service.pages.pages import csv_response, path_for, render, with_inline_styles
 from grader.service.pages.student_routes import file_response, render_submission
@@ -646,15 +648,33 @@ async def config_page(request: Request) -> Response:
     return await run_in_threadpool(_config_response, request)
 
 
+def _config_assignment(request: Request, asked: Any = None) -> Any:
+    """The assignment whose configuration the page shows or saves, in a course of several
+    (``?assignment=NAME`` or the form's field; its first by default); None in a course of
+    one, whose configuration is the course's (as before there were several)."""
+    store = _store(request)
+    if len(course_assignments.listing(store)) < 2:
+        return None
+    name = asked if isinstance(asked, str) and asked else request.query_params.get("assignment")
+    try:
+        return course_assignments.chosen(store, name or None)
+    except course_assignments.AssignmentRefused as problem:
+        raise HTTPException(404, str(problem)[:300]) from None
+
+
 def _config_response(request: Request, problem: str | None = None, text: str | None = None,
-                     saved: bool = False, status_code: int = 200) -> Response:
-    grading = current_grading(request)
-    path = grading.config or DEFAULT_CONFIG
+                     saved: bool = False, status_code: int = 200,
+                     assignment: Any = None) -> Response:
+    assignment = assignment or _config_assignment(request)
+    grading = current_grading(request) if assignment is None \
+        else grading_of(request, assignment.name)
+    path = grading.config or (DEFAULT_CONFIG if assignment is None
+                              else get_assignment(assignment.name).default_config)
     try:
         current_text = Path(path).read_text(encoding="utf-8")
     except OSError as error:
         current_text = f"# cannot read {path}: {error}\n"
-    students = class_students(request)
+    students = class_students(request, assignment.name if assignment else None)
     current = current_fingerprint(grading)
     used = classbook.configurations(students, current)
     try:
@@ -662,6 +682,7 @@ def _config_response(request: Request, problem: str | None = None, text: str | N
     except ConfigError as error:
         described = str(error)
     return render(request, "instructor_config.html", {
+        "assignment": assignment, "assignments": course_assignments.listing(_store(request)),
         "name": grading.config.name if grading.config else "default",
         "described": described, "current": current, "configurations": used,
         "text": current_text if text is None else text, "problem": problem, "saved": saved,
@@ -689,17 +710,27 @@ async def config_save(request: Request) -> Response:
         text = str(form.get("config") or "")
         name = str(form.get("name") or "") or name
     text = text.replace("\r\n", "\n")
+    assignment = _config_assignment(request, form.get("assignment"))
     try:
-        classbook.check_config(text, name)
+        classbook.check_config(text, name, assignment.name if assignment else "minimax")
     except ConfigError as problem:
         return await run_in_threadpool(_config_response, request, str(problem), text, False,
-                                       400)
+                                       400, assignment)
     state = _state(request)
     path = save_config(state.settings.data, text, name)
-    use_config(state.queue, path)
-    _store(request).set_setting(CONFIG_SETTING, str(path.resolve()))
-    log.info("the instructor changed the configuration: %s", path)
-    return await run_in_threadpool(_config_response, request, None, None, True)
+    if assignment is None:           # a course of one: the course's configuration
+        use_config(state.queue, path)
+        _store(request).set_setting(CONFIG_SETTING, str(path.resolve()))
+    else:                            # a course of several: that assignment's own
+        with _store(request).database.transaction() as db:
+            course_assignments.set_own(db, assignment.name, "config_file",
+                                       str(path.resolve()))
+            record_queries.log_in(db, INSTRUCTOR, course_assignments.KIND, assignment.name,
+                                  None, {"config_file": path.name})
+    log.info("the instructor changed the configuration%s: %s",
+             f" of {assignment.name}" if assignment else "", path)
+    return await run_in_threadpool(_config_response, request, None, None, True, 200,
+                                   assignment)
 
 
 routes = [
