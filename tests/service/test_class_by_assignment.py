@@ -272,3 +272,13 @@ def test_each_assignment_has_its_own_configuration_and_regrades_under_it(course)
     assert claimed.assignment == "montecarlo" and claimed.id in (
         handed["alice-mc-best"], handed["alice-mc-latest"], handed["bob-mc"])
     assert label != queue.label_for("minimax")        # graded under the new configuration
+
+
+def test_the_queue_names_each_entrys_assignment(course):
+    made, handed = course
+    teacher = made.browser("instructor")
+    token = _csrf(teacher, "/instructor?assignment=montecarlo")
+    teacher.post("/instructor/regrade", data={"csrf": token, "assignment": "montecarlo"})
+    page = teacher.get("/instructor/queue").text
+    assert page.count('<td class="assignment">Monte Carlo Tic-Tac-Toe</td>') == 3
+    assert "<th>Assignment</th>" in page

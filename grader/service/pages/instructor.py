@@ -440,7 +440,9 @@ async def queue_page(request: Request) -> Response:
         "waiting": [row for row in rows if row.status == "queued"],
         "workers": sorted(dict(queue.workers).items()), "jobs": queue.jobs,
         "scheduler": queue.options.scheduler, "counts": store.counts(),
-        "errors": [row for row in rows if row.status == "error"]})
+        "errors": [row for row in rows if row.status == "error"],
+        # a course of several: each entry names its assignment
+        "titles": {one.name: one.title for one in course_assignments.listing(store)}})
 
 
 # --- the roster and the links ------------------------------------------------------------
