@@ -271,9 +271,10 @@ def test_a_launch_without_cookies_completes_only_from_the_tools_own_page(course:
 # --- in Chromium: the launch inside the LMS's course page, cross-site -------------------------
 
 
-
-
-
+# The two hand-ins in the LMS's frame: test_lti_end_to_end.py makes them in the normal run
+# (tests 3 and 4, in both LMS profiles, over HTTPS); these, on a hand-registered platform,
+# run with the slow ones (python -m pytest -m slow).
+@pytest.mark.slow
 @pytest.mark.grades(1)
 def test_in_the_lms_frame_with_third_party_cookies_allowed(course: Course, chromium,
                                                            shots: Path) -> None:
@@ -291,6 +292,7 @@ def test_in_the_lms_frame_with_third_party_cookies_allowed(course: Course, chrom
     assert problems == [], problems
 
 
+@pytest.mark.slow
 @pytest.mark.grades(1)
 def test_in_the_lms_frame_with_its_cookies_blocked_the_platforms_storage_signs_in(
         course: Course, chromium, tmp_path: Path, shots: Path) -> None:

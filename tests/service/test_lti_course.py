@@ -41,6 +41,10 @@ def outbox(data: Path) -> list[tuple]:
         database.close()
 
 
+# The same life of a course (registration, binding, hand-ins, a grade across a SIGKILL) is
+# test_lti_end_to_end.py's in the normal run, in both LMS profiles; this one, on the plain
+# test platform, runs with the slow ones (python -m pytest -m slow).
+@pytest.mark.slow
 @pytest.mark.grades(2)
 @pytest.mark.timeout(900)
 def test_a_course_in_an_lms_from_registration_to_grades_after_sigkill(chromium, serve,
