@@ -152,3 +152,24 @@ def test_adding_montecarlo_leaves_the_old_hand_ins_the_minimaxs(course: OldCours
         "submissions"]] == [("minimax", pytest.approx(ADA_FINAL))]
     assert course.final_scores("minimax") == pytest.approx({"ada": ADA_FINAL,
                                                             "alan": ALAN_FINAL})
+
+
+def test_a_new_course_closes_its_minimax_on_the_assignments_page(tmp_path: Path) -> None:
+    """A course that holds no assignment yet grades the minimax; closing it on the page
+    makes it a row of its own, closed (it was an error page)."""
+    from test_course_records import Course, _csrf
+    made = Course(tmp_path / "new")
+    try:
+        teacher = made.browser("instructor")
+        token = _csrf(teacher, "/instructor/assignments")
+        answer = teacher.post("/instructor/assignments", data={
+            "csrf": token, "action": "close", "name": "minimax"})
+        assert answer.status_code == 303, answer.text
+        listed = made.api().get("/api/assignments").json()["assignments"]
+        assert [(one["name"], one["open"]) for one in listed] == [("minimax", False)]
+        refused = made.api("alice").post("/api/submissions", files={
+            "file": ("mm_player.py", b"def mm_move(board, player):\n    return 0, (-1, -1)\n")})
+        assert refused.status_code == 400
+        assert refused.json()["error"] == "no assignment of this course takes hand-ins now"
+    finally:
+        made.store.close()

@@ -125,6 +125,10 @@ def update(store: Store, name: str, *, who: str, opened: bool | None = None,
     people. AssignmentRefused when the course has no such assignment."""
     current = chosen(store, name)
     with store.database.transaction() as db:
+        if db.execute("SELECT 1 FROM assignments LIMIT 1").fetchone() is None:
+            # The minimax of a course that holds none yet: it becomes a row to change.
+            db.execute("INSERT INTO assignments VALUES (?, ?, 1, 1, ?, ?)",
+                       (current.name, current.title, utc_now(), who))
         before = current.json()
         if opened is not None:
             db.execute("UPDATE assignments SET open = ? WHERE name = ?", (int(opened), name))
