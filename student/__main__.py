@@ -226,10 +226,7 @@ class _CheckRun(CheckOutput):
         self.progress = progress
         self.calibration: Calibration | None = None
         self.cpu = cpu   # the one CPU of the yardstick and every call, as in the grader
-        self.passed = 0
-        self.failed = 0
         self.stuck = ""            # the check on which mm_move did not return
-        self.notes: dict[str, None] = {}   # an ordered set: each said once, at the end
         self.speed_said = "not judged"
         self.speed_ok = False
         self.speed_printed = 0     # lines mm_move printed during the speed checks
@@ -256,7 +253,6 @@ class _CheckRun(CheckOutput):
 
     def checks(self) -> None:
         """The public checks; stop at the first call that does not return."""
-        shown_details: set[str] = set()
         games_said = imports_said = False
         for index, check in enumerate(CHECKS):
             empties = sum(row.count(EMPTY) for row in check.grid)
@@ -271,14 +267,7 @@ class _CheckRun(CheckOutput):
                                   reply.import_printed_lines, " when it was imported", "")
                 imports_said = True
             verdict = judge(check, reply)
-            self.notes.update(dict.fromkeys(verdict.notes))
-            if verdict.passed:
-                self.passed += 1
-                self.say(f"  ok    {check.name}")
-            else:
-                self.failed += 1
-                self.say(_failure(verdict, repeated=verdict.details in shown_details))
-                shown_details.add(verdict.details)
+            self.tally(check.name, verdict, _failure)
             if reply.printed_lines:
                 self.show_printed("mm_move", reply.printed, reply.printed_lines)
             if verdict.passed:

@@ -66,16 +66,13 @@ class _McRun(CheckOutput):
         self.shown = shown
         self.timeout = timeout
         self.limits = Limits(CPU_LIMIT, timeout + 4 * CPU_LIMIT)
-        self.passed = self.failed = 0
         self.stopped = ""      # why the checks stopped before the end (then no speed)
         self.speed_said = "not judged"
         self.speed_ok = False
         self.not_written: dict[str, str] = {}   # function: its NotImplementedError's message
-        self.notes: dict[str, None] = {}        # an ordered set: each said once, at the end
 
     def checks(self) -> None:
         games_said = imports_said = constants_said = False
-        shown_details: set[str] = set()
         for index, check in enumerate(MC_CHECKS):
             if check.function in self.not_written:
                 continue
@@ -102,14 +99,7 @@ class _McRun(CheckOutput):
                     for name, value in constants.items()) + ".")
                 constants_said = True
             verdict = judge_mc(check, reply)
-            self.notes.update(dict.fromkeys(verdict.notes))
-            if verdict.passed:
-                self.passed += 1
-                self.say(f"  ok    {check.name}")
-            else:
-                self.failed += 1
-                self.say(_failure(verdict, repeated=verdict.details in shown_details))
-                shown_details.add(verdict.details)
+            self.tally(check.name, verdict, _failure)
             if reply.printed_lines:
                 self.show_printed(check.function, reply.printed, reply.printed_lines)
             if not verdict.passed and reply.kind == TIMEOUT:

@@ -11,7 +11,7 @@ what the student's code printed (labelled, capped) and the games it starts when 
 
 from __future__ import annotations
 
-from typing import Sequence, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 PRINTED_PER_CALL = 5   # lines of what a function printed shown under a check
 PRINTED_IN_ALL = 30    # and in the whole run: after that, only how many lines
@@ -24,9 +24,26 @@ class CheckOutput:
     def __init__(self, stdout: TextIO) -> None:
         self.stdout = stdout
         self.printed_shown = 0     # lines of printed output shown so far
+        self.passed = 0
+        self.failed = 0
+        self.notes: dict[str, None] = {}   # an ordered set: each said once, at the end
+        self.shown_details: set[str] = set()   # a failure's details, each shown once
 
     def say(self, text: str) -> None:
         print(text, file=self.stdout)
+
+    def tally(self, name: str, verdict: Any, failure: Callable[..., str]) -> None:
+        """Count one check's verdict and say it: "ok" and the check's ``name``, or
+        ``failure(verdict, repeated=...)``, ``repeated`` when its details (a traceback,
+        usually) were shown for an earlier check. Its notes are kept for the end."""
+        self.notes.update(dict.fromkeys(verdict.notes))
+        if verdict.passed:
+            self.passed += 1
+            self.say(f"  ok    {name}")
+        else:
+            self.failed += 1
+            self.say(failure(verdict, repeated=verdict.details in self.shown_details))
+            self.shown_details.add(verdict.details)
 
     def show_printed(self, who: str, lines: Sequence[str], count: int, when: str = "",
                      indent: str = PAD) -> None:
