@@ -21,7 +21,7 @@ A check may also be asked to catch a known wrong player: one whose score grid is
 total and the player picks the best column). It chooses ``w`` only if ``w``'s column ends
 with a total at least that of every other column with an empty square; for one such column
 ``c`` the same inequality, on ``D = total change(c) - total change(w's column)``, bounds
-that chance (:func:`shared_rows_bound`).
+that chance (``Plan.shared_rows``).
 
 :func:`trials_for` picks the fewest trials (from ``STEPS``) for which each bound asked is at
 most ``PER_CHECK``; the docs' table (docs/instructors/montecarlo.md) is this module's output
@@ -137,22 +137,6 @@ def trials_for(grid: list[list[int]], player: int, expected: tuple[int, int],
             return plan
     assert plan is not None
     return plan
-
-
-def shared_rows_bound(grid: list[list[int]], player: int, expected: tuple[int, int],
-                      score_current: float, score_other: float, trials: int,
-                      reverse: bool = False) -> float:
-    """At most this chance that a player whose score grid is ``[[0] * dim] * dim`` (each
-    square scored with its column's total) chooses ``expected`` after ``trials`` trials:
-    1.0 when no other column with an empty square beats ``expected``'s on average.
-
-    >>> from provided.board import EMPTY as E, PLAYERO as O, PLAYERX as X
-    >>> f"{shared_rows_bound([[X, E, O], [X, E, E], [O, X, E]], O, (1, 1), 1.0, 1.0, 1000):.0e}"
-    '1e-08'
-    """
-    ends = outcomes(grid, player, reverse)
-    return _column_bound(_column_margins(grid, player, expected, score_current, score_other,
-                                         ends), trials)
 
 
 def _margins(grid: list[list[int]], player: int, expected: tuple[int, int],
