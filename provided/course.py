@@ -196,36 +196,40 @@ _FINDER = _CourseFinder()
 def install(source: str | None = None) -> None:
     """Make the course's modules importable in this process (again: no harm).
 
-    With ``source`` (a file's text), the package paths of its course imports too:
-    ``from poc.tic_tac_toe import poc_ttt_provided`` needs ``poc`` and ``poc.tic_tac_toe``;
-    and the modules it imports as ``provided`` (:func:`provided_aliases`). A name a real
-    module already has is left to it.
+    With ``source`` (a file's text), the paths of its course imports too
+    (:func:`import_paths`): ``from poc.tic_tac_toe import poc_ttt_provided`` needs ``poc``
+    and ``poc.tic_tac_toe``; ``import tictactoe_board as provided`` needs
+    ``tictactoe_board``, which is ``provided``. A name a real module already has is left
+    to it.
     """
     if source is not None:
         aliases = provided_aliases(source)
         _FINDER.aliases.update(aliases)
-        _FINDER.packages.update(import_paths(source))
-        for alias in aliases:   # from my_course import board as provided: my_course too
-            parts = alias.split(".")
-            _FINDER.packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
+        _FINDER.packages.update(import_paths(source) - aliases)
     if _FINDER not in sys.meta_path:
         sys.meta_path.append(_FINDER)
 
 
 def import_paths(source: str) -> set[str]:
-    """The packages through which ``source`` imports a course module (it is not run).
+    """The module paths ``source``'s course imports need besides the course's own names (it
+    is not run): the packages they go through, and the modules it imports as ``provided``
+    (:func:`provided_aliases`), with theirs. What a file may import where the grader runs it,
+    beyond the standard library and the course's modules.
 
     >>> sorted(import_paths("from poc.tic_tac_toe import poc_ttt_provided as provided"))
     ['poc', 'poc.tic_tac_toe']
+    >>> sorted(import_paths("from my_course import board as provided"))
+    ['my_course', 'my_course.board']
     >>> import_paths("import numpy.linalg")
     set()
     """
-    packages = set()
-    for target, _ in _imports(source, (*COURSE_NAMES, PORT_PACKAGE)):
-        if "." in target and course_module(target) is not None:
+    aliases = provided_aliases(source)
+    paths = set(aliases)
+    for target, _ in _imports(source, (*COURSE_NAMES, PORT_PACKAGE, "provided")):
+        if "." in target and (course_module(target) is not None or target in aliases):
             parts = target.split(".")
-            packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
-    return packages
+            paths.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return paths
 
 
 def provided_aliases(source: str) -> set[str]:

@@ -141,3 +141,14 @@ def test_a_python2_file_is_judged_by_the_rubric_its_functions_name(tmp_path: Pat
         "functions it defines" in done.stdout
     assert 'line 10: print "move"  -> write print("move")' in done.stdout
     assert "[-20.0 pts] mc_trial: not run" in done.stdout
+
+
+def test_student_check_takes_the_import_as_provided_as_the_grader_does() -> None:
+    """The check imports what the grader imports: the file's own name for the course's
+    module, as provided, is the course's module there too (it once said "remove that
+    import", which would break the file)."""
+    done = subprocess.run([sys.executable, "-m", "student", "check",
+                           str(FOLDER / "as_provided.py"), "--no-speed"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "0 failed" in done.stdout
