@@ -6,7 +6,9 @@ grid of one shared row; a maximum that starts at a fixed floor), and two correct
 the grader once failed (the older template's MCMATCH and MCOTHER; the course's module
 imported under the student's own name, as provided). Each is graded once, in one
 ``python -m grader batch --jobs 2``; each gets at most the score its docstring says, loses
-in the item it bends, and its report says why. The rules that decide are unit-tested in
+in the item it bends, and its report says why. ``student check`` takes the import as provided
+as the grader does; and a file that does not parse is graded by the rubric its def lines
+name. The rules that decide are unit-tested in
 ``tests/suite/test_montecarlo_constants.py``.
 """
 
@@ -152,3 +154,20 @@ def test_student_check_takes_the_import_as_provided_as_the_grader_does() -> None
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout[-2000:]
     assert "0 failed" in done.stdout
+
+
+@pytest.mark.grades(1)
+def test_a_file_too_large_to_parse_is_named_by_its_functions(tmp_path: Path) -> None:
+    """grade reads the start of a file too large to be graded; cut short, it does not
+    parse, and its def lines still say it is the minimax (not "defines none of any
+    assignment's functions")."""
+    path = tmp_path / "mm_player.py"
+    path.write_text("def mm_move(board, player):\n    return 0, (-1, -1)\n\n\n"
+                    "def move_wrapper(board, player, trials):\n"
+                    "    return mm_move(board, player)[1]\n\n\nPAD = '" + "x" * (5 << 20) + "'\n")
+    done = subprocess.run([sys.executable, "-m", "grader", "grade", str(path)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "too large to be the Python source" in done.stdout
+    assert "none of any assignment" not in done.stdout
+    assert "finished boards: not run" in done.stdout     # the minimax's rubric
