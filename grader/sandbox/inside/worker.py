@@ -293,9 +293,11 @@ class _Server:
     def invoke(self, request):
         """Any function of the file by name, with arguments built fresh from their tags:
         ``{"board": [dim, cells, reverse]}`` a TTTBoard, ``{"grid": rows}`` a list of lists,
-        ``{"value": v}`` a plain JSON value. ``random`` is seeded with the request's
+        ``{"value": v}`` a plain JSON value. An item ``{"globals": {name: number}}`` is no
+        argument: those module values are set first (the score constants the grader judges
+        by, where it does not use the file's own). ``random`` is seeded with the request's
         ``seed`` first. The answer holds the return value and, per argument, what the call
-        left in it (a board's cells, a grid's encoding, None for a value)."""
+        left in it (a board's cells, a grid's encoding, None for a value or globals)."""
         name = request["fn"]
         function = self.namespace.get(name)
         if not callable(function):
@@ -303,7 +305,9 @@ class _Server:
                     "error": "the submission has no function %s" % name}
         args = []
         for arg in request["args"]:
-            if "board" in arg:
+            if "globals" in arg:
+                self.namespace.update(arg["globals"])
+            elif "board" in arg:
                 dim, cells, reverse = arg["board"]
                 args.append(self.board_class(dim, reverse,
                                              [cells[r * dim:r * dim + dim] for r in range(dim)]))
@@ -314,7 +318,9 @@ class _Server:
         entropy.reseed(request["seed"])
         answer = self.answer(function, args)
         after = []
-        for arg, value in zip(request["args"], args):
+        values = iter(args)
+        for arg in request["args"]:
+            value = None if "globals" in arg else next(values)
             if "board" in arg:
                 after.append(self.cells(value, arg["board"][0]))
             elif "grid" in arg:
