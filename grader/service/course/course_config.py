@@ -65,16 +65,19 @@ def course_config(store: Store) -> Path | None:
     return Path(chosen) if chosen else None
 
 
-def course_assignment(store: Store, given: str | None, who: str = "command line") -> str:
+def course_assignment(store: Store, given: str | None, who: str = "command line",
+                      new_course: bool = False) -> str:
     """``serve --assignment NAME``: the course holds NAME from now on (added, open, when it
-    did not); what it says. ConfigChanged when the grader knows no such assignment."""
+    did not), beside every assignment it held, the minimax it lists before it holds any
+    included, unless this start made the course (``new_course``: the options then say
+    what it holds); what it says. ConfigChanged when the grader knows no such assignment."""
     from grader.service.course import course_assignments
     if not given:
         return ""
     if store.database.one("SELECT 1 FROM assignments WHERE name = ?", (given,)):
         return ""
     try:
-        added = course_assignments.add(store, given, who=who)
+        added = course_assignments.add(store, given, who=who, keep_default=not new_course)
     except course_assignments.AssignmentRefused as problem:
         raise ConfigChanged(str(problem)) from None
     return f"the course now holds the assignment {added.title} ({added.name})"
