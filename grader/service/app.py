@@ -1,5 +1,6 @@
 """The web application of ``grader serve``: student pages, the JSON API, static files, and
-the instructor's routes (``grader.service.pages.instructor``).
+the instructor's routes (``grader.service.pages``: ``instructor``, ``roster_routes``,
+``gradebook_routes``, ``config_routes``, ``similarity_routes``, ``records_routes``, ...).
 
     app = create_app(ServiceSettings(data=Path("ttt-course")))
     uvicorn.run(app)
@@ -44,8 +45,9 @@ from grader.service.course.folder import secure_course_folder
 from grader.service.course.intake import show_size
 from grader.service.course.storage import Store
 from grader.service.course.times import format_time
-from grader.service.pages import (assignments_routes, course_dates_routes, instructor,
-                                  records_routes, signin, student_routes)
+from grader.service.pages import (assignments_routes, config_routes, course_dates_routes,
+                                  gradebook_routes, instructor, records_routes, roster_routes,
+                                  signin, similarity_routes, student_routes)
 from grader.service.pages.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
                                         error_response, route_path)
 from grader.service.queue import GradingQueue
@@ -278,6 +280,10 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         *student_routes.routes,
         *signin.routes,
         *instructor.routes,
+        *roster_routes.routes,
+        *gradebook_routes.routes,
+        *config_routes.routes,
+        *similarity_routes.routes,
         *records_routes.routes,
         *course_dates_routes.routes,
         *assignments_routes.routes,

@@ -125,7 +125,9 @@ def register(commands: argparse._SubParsersAction,
                              "the instructor) and exit")
     parser.add_argument("--deadlines", type=Path, metavar="CSV",
                         help="give students their own deadlines from a CSV "
-                             "student_id,deadline,late_deadline (extensions), then exit")
+                             "student_id,deadline,late_deadline (extensions; an optional "
+                             "assignment column says which assignment each is for, else the "
+                             "course's first), then exit: all of them, or none")
     parser.add_argument("--lti-platform", type=Path, metavar="FILE.json",
                         help="store an LMS (an LTI 1.3 platform: issuer, client_id, "
                              "deployment_ids, auth_login_url, auth_token_url, key_set_url), "
@@ -288,8 +290,9 @@ def links_are_a_file() -> bool:
         return True
 
 
-def import_deadlines(store: Store, path: Path, zone: Any) -> int:
-    """Give students their own deadlines from the CSV at ``path``: all, or none."""
+def import_deadlines(store: Store, path: Path, zone: Any) -> dict[str, int]:
+    """Give students their own deadlines from the CSV at ``path``: all, or none. How many
+    of each assignment."""
     from grader.service.pages.records_routes import store_deadlines
     try:
         text = path.read_bytes().decode("utf-8-sig")
@@ -358,13 +361,13 @@ def serve_command(args: argparse.Namespace) -> int:
     stored_url = settings["base_url"]
     if args.deadlines is not None:
         try:
-            count = import_deadlines(store, args.deadlines, zone)
+            counts = import_deadlines(store, args.deadlines, zone)
         except OSError as problem:
             return _error(f"cannot read {args.deadlines}: {problem}")
         except (DeadlineError, RecordError) as problem:
             return _error(str(problem))
-        _say(f"{args.deadlines}: {count} students' own deadlines set (the course's "
-             "deadline holds for the others)")
+        from grader.service.pages.records_routes import deadlines_said
+        _say(f"{args.deadlines}: {deadlines_said(counts)}")
         return EXIT_OK
     if args.lti_platform is not None:
         from grader.service import lti
@@ -399,7 +402,8 @@ def serve_command(args: argparse.Namespace) -> int:
         args.port = int(settings["port"]) if settings["port"].isdigit() else DEFAULT_PORT
     for name in assignments:
         try:
-            added = course_config.course_assignment(store, name, who=COMMAND_LINE)
+            added = course_config.course_assignment(store, name, who=COMMAND_LINE,
+                                                    new_course=first_token is not None)
         except course_config.ConfigChanged as problem:
             return _error(str(problem))
         _say(f"--assignment {name}: {added or 'the course holds it already'}")
