@@ -4,7 +4,8 @@ adjustments, own deadlines, settings, assignments and their settings, the change
 LMS's rows), and every file of its folder besides the database's own.
 
 A session's ``seen_at`` is left out: it says when the browser was last seen, and a request
-refreshes it whatever it asks (it is no part of the course).
+refreshes it whatever it asks (it is no part of the course); so is ``result_facts``, the
+class page's cache of what each results.json says, filled by reading.
 """
 
 from __future__ import annotations
@@ -16,12 +17,14 @@ from typing import Any
 from grader.service.course.storage import Store
 
 DATABASE_FILES = ("course.sqlite3", "course.sqlite3-wal", "course.sqlite3-shm")
+CACHES = ("result_facts",)
 
 
 def dump(store: Store) -> dict[str, Any]:
     """Every table's rows (sorted), and the folder's other files with their SHA-256."""
     tables = [row["name"] for row in store.database.query(
-        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        if row["name"] not in CACHES]
     rows: dict[str, Any] = {}
     for table in tables:
         found = [dict(row) for row in store.database.query(f"SELECT * FROM {table}")]
