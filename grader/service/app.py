@@ -39,7 +39,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grader.service import lti, sessions
+from grader.service import lti, read_only, sessions
 from grader.service.course import auth, course_dates
 from grader.service.course.folder import secure_course_folder
 from grader.service.course.intake import show_size
@@ -266,6 +266,9 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if settings.read_only:           # a copy looked at: nothing graded, nothing sent
+            yield
+            return
         recovered = queue.start()
         if recovered:
             log.info("queued again %d submissions a stopped server was grading", recovered)
@@ -297,7 +300,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         Middleware(BodyLimit, limit=settings.max_size * 4 + REQUEST_OVERHEAD),
         Middleware(sessions.ServerSessions, sessions=server_sessions,
                    identify_hash=store.identify_hash),
-    ]
+    ] + ([Middleware(read_only.ReadOnlyDoor)] if settings.read_only else [])
     handlers: dict[Any, Any] = {HTTPException: _http_error, auth.Refusal: _refused,
                                 ClientDisconnect: _client_left, Exception: _unexpected}
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers,

@@ -119,3 +119,26 @@ def course_grading(store: Store, data: Path, grading: GradingOptions,
             "now on (earlier results keep the one they were graded under; regrade everyone "
             "on the configuration page to grade them all under it)")
     return ours, f"the course's configuration {chosen.name} (the same as {given})"
+
+
+def grading_described(store: Store, course: Path | None) -> str:
+    """What each of the course's assignments is graded under, for the start line: its own
+    configuration, the course's (``course``, when it is one for its rubric), or its
+    defaults.
+
+    >>> import tempfile
+    >>> from grader.service.course import auth
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> grading_described(Store(folder / "c.sqlite3", auth.load_secret(folder)), None)
+    'grading minimax under its default configuration'
+    """
+    from grader.service.course import course_assignments
+    parts = []
+    for one in course_assignments.listing(store):
+        own = course_assignments.own_settings(store, one.name).get(CONFIG_SETTING)
+        used = course_assignments.config_of(store, one.name, course)
+        parts.append(f"{one.name} under " + (
+            f"its own configuration {Path(own).name}" if own
+            else f"the course's configuration {used.name}" if used is not None
+            else "its default configuration"))
+    return "grading " + "; ".join(parts)
