@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import datetime
 import logging
 import os
 import socket
@@ -257,6 +258,13 @@ def serve_command(args: argparse.Namespace) -> int:
         try:
             load_roster(args.roster)
         except RosterError as problem:
+            return _error(str(problem))
+    if args.deadlines is not None:    # likewise a deadlines file (read again in the course's
+        try:                          # time zone once the course is open)
+            import_deadlines(None, args.deadlines, datetime.timezone.utc)
+        except OSError as problem:
+            return _error(f"cannot read {args.deadlines}: {problem}")
+        except DeadlineError as problem:
             return _error(str(problem))
     lock = None      # held while this process changes the course or serves it
     if serve_refusal.changes_the_course(args) or not serve_refusal.exits_at_once(args):

@@ -75,13 +75,15 @@ def links_are_a_file() -> bool:
         return True
 
 
-def import_deadlines(store: Store, path: Path, zone: Any,
+def import_deadlines(store: Store | None, path: Path, zone: Any,
                      who: str = "command line") -> dict[str, int]:
     """Give students their own deadlines from the CSV at ``path``: all, or none. How many
-    of each assignment."""
+    of each assignment. Without ``store``, only read the file (DeadlineError when it would
+    be refused whatever the course holds), and store nothing."""
     from grader.service.pages.records_routes import store_deadlines
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except UnicodeDecodeError:
         raise DeadlineError(f"{path} is not UTF-8 text: save it as CSV UTF-8") from None
-    return store_deadlines(store, read_deadlines_csv(text, zone, str(path)), who=who)
+    entries = read_deadlines_csv(text, zone, str(path))
+    return {} if store is None else store_deadlines(store, entries, who=who)

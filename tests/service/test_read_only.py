@@ -26,6 +26,7 @@ import pytest
 httpx = pytest.importorskip("httpx")
 
 from grader.service.course import course_assignments, record_queries  # noqa: E402
+from grader.service.course.course_config import save_config  # noqa: E402
 from service_helpers import ROOT, open_store  # noqa: E402
 from test_course_records import results  # noqa: E402
 
@@ -92,12 +93,14 @@ def backup_of(course: Path, backup: Path) -> None:
     target.close()
     source.close()
     shutil.copy2(course / "secret.key", backup / "secret.key")
+    shutil.copytree(course / "configs", backup / "configs")
 
 
 @pytest.fixture
 def backup(tmp_path: Path) -> Iterator[Path]:
     """A backup of a course of two assignments: two students, a graded hand-in of each
-    assignment, an adjustment, an extension; the course served once on port 8000."""
+    assignment, an adjustment, an extension, the Monte Carlo's own configuration; the course
+    served once on port 8000."""
     course = tmp_path / "course"
     store = open_store(course)
     try:
@@ -116,6 +119,9 @@ def backup(tmp_path: Path) -> Iterator[Path]:
         record_queries.set_deadline(store, "alan", "2026-12-20T22:59:00.000000Z", None,
                                     who="instructor", assignment="montecarlo")
         store.set_setting("port", "8000")
+        own = save_config(course, "[rubric]\nmc_trial = 40\n", "heavier.cfg")
+        with store.database.transaction() as db:
+            course_assignments.set_own(db, "montecarlo", "config_file", str(own.resolve()))
     finally:
         store.close()
     backup_of(course, tmp_path / "backup")
@@ -165,6 +171,9 @@ def test_looking_at_a_backup_changes_nothing_of_it(backup: Path) -> None:
     finally:
         said = server.stop()
     assert fingerprint(backup) == before
+    # The start line says what each assignment is graded under.
+    assert ("grading minimax under its default configuration; montecarlo under its own "
+            "configuration 001-heavier.cfg; none at a time (read-only") in said
     copy = re.search(r"made in (\S+)/ ", said).group(1)
     assert not Path(copy).exists()                       # its copy went with it
 
