@@ -114,3 +114,12 @@ def test_taking_one_out_without_hand_ins(course: Course) -> None:
     alone = course.api().delete("/api/assignments/minimax")
     assert alone.status_code == 409 and "the course's only one" in alone.json()["error"]
     assert 'value="remove"' not in teacher.get("/instructor/assignments").text
+
+
+def test_adding_the_minimax_a_new_course_lists_makes_it_a_row_once(course: Course) -> None:
+    api = course.api()
+    assert api.post("/api/assignments", json={"name": "minimax"}).status_code == 201
+    assert api.post("/api/assignments", json={"name": "montecarlo"}).status_code == 201
+    assert names(course) == ["minimax", "montecarlo"]
+    again = api.post("/api/assignments", json={"name": "minimax"})
+    assert again.status_code == 400 and "already" in again.json()["error"]

@@ -127,7 +127,7 @@ def add_in(db: Any, name: str, *, who: str, title: str | None = None, opened: bo
     shown = (title or known.title).strip()[:100] or known.title
     if db.execute("SELECT 1 FROM assignments WHERE name = ?", (name,)).fetchone():
         raise AssignmentRefused(f"the course has the assignment {name} already")
-    if keep_default:
+    if keep_default and name != DEFAULT:
         _held_in(db, who)
     last = db.execute("SELECT COALESCE(MAX(position), 0) AS p FROM assignments").fetchone()
     db.execute("INSERT INTO assignments VALUES (?, ?, ?, ?, ?, ?)",

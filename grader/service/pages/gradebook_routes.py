@@ -35,9 +35,10 @@ async def gradebook_csv(request: Request) -> Response:
     &assignment=NAME``: the class's gradebook, one line per student, with a column (Canvas,
     Moodle) or four (plain: each assignment's grader's score, penalty, adjustment and
     final score) per assignment of the course, in its order; ``assignment`` restricts it to
-    one. Each value is the final score of that assignment's counted hand-in: its own choice
-    (latest or best) unless ``choice`` says one for all. Canvas's column is the
-    assignment's title (its import offers to create an assignment of that name).
+    one (by its name, or its title). Each value is the final score of that assignment's
+    counted hand-in: its own choice (latest or best) unless ``choice`` says one for all.
+    Canvas's and Moodle's column is the assignment's title (Canvas's import offers to
+    create an assignment of that name; "Minimax (12345)" is its assignment 12345).
 
     A course of one assignment gets the files it always had: ``plain`` is ``batch``'s
     gradebook with the course's records (the rubric's items too), and there ``assignment``
@@ -54,12 +55,15 @@ async def gradebook_csv(request: Request) -> Response:
         raise HTTPException(400, f"choice must be latest or best, not {asked_choice[:20]!r}")
     course = course_assignments.listing(store)
     asked = request.query_params.get("assignment")
-    chosen = [one for one in course if one.name == asked] if asked else course
+    chosen = _asked(course, asked) if asked else course
     column = None          # a course of one: ?assignment= names its grade column, as before
     if asked and not chosen:
         if len(course) > 1:
-            raise HTTPException(400, f"this course has no assignment {asked[:40]!r}; its "
-                                "assignments are: " + ", ".join(one.name for one in course))
+            raise HTTPException(400, f"this course has no assignment {asked[:40]!r}: name one "
+                                "of its assignments, or its column ("
+                                + ", ".join(f"{one.name}: {one.title!r}" for one in course)
+                                + "); an assignment's column is its title, set with PUT "
+                                "/api/assignments/NAME {\"title\": \"Minimax (12345)\"}")
         chosen, column = course, asked
     columns = [column or _lms_column(one, len(course)) for one in chosen]
     if format_name != classbook.PLAIN:     # refused before the class is read
@@ -90,6 +94,14 @@ async def gradebook_csv(request: Request) -> Response:
     except lms.LmsFormatError as problem:   # e.g. an assignment called "Section"
         raise HTTPException(400, str(problem)[:300]) from None
     return csv_response(book.csv(), f"{name}-{format_name}.csv")
+
+
+def _asked(course: list[course_assignments.CourseAssignment],
+           asked: str) -> list[course_assignments.CourseAssignment]:
+    """The assignment ``?assignment=`` names: by its name, else by its title (its column in
+    the LMS's gradebook: "Minimax (12345)" once the title is that); [] for none."""
+    return [one for one in course if one.name == asked] or \
+        [one for one in course if one.title == asked][:1]
 
 
 def _lms_column(assignment: course_assignments.CourseAssignment, assignments: int) -> str:
