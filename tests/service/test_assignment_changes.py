@@ -123,3 +123,14 @@ def test_adding_the_minimax_a_new_course_lists_makes_it_a_row_once(course: Cours
     assert names(course) == ["minimax", "montecarlo"]
     again = api.post("/api/assignments", json={"name": "minimax"})
     assert again.status_code == 400 and "already" in again.json()["error"]
+
+
+def test_the_course_dates_page_says_which_assignments_follow_it(course: Course) -> None:
+    api = course.api()
+    assert "without dates of its own" not in course.browser("instructor").get(
+        "/instructor/course").text                       # a course of one: as it was
+    assert api.post("/api/assignments", json={"name": "montecarlo",
+                                              "deadline": "2026-12-15T23:59"}).status_code == 201
+    page = course.browser("instructor").get("/instructor/course").text
+    assert ("those of each assignment without dates of its own: Mini-max Tic-Tac-Toe "
+            "(<code>minimax</code>).") in page
