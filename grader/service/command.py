@@ -62,10 +62,14 @@ examples:
   python -m grader serve --data course --assignment minimax --assignment montecarlo
   python -m grader serve --data backup-folder --read-only --port 8001   # look, change nothing
 
-a course holds assignments (the minimax until another is added): --assignment NAME adds
-one (open, last in the course's order; it stays in the course); the Assignments page
-(/instructor/assignments) and POST /api/assignments add, order, open and close them while
-it serves.
+a course holds assignments (a new one: the minimax): --assignment NAME adds one (open,
+last in the course's order), keeping every other, except on the start that makes the
+course, where the --assignment options say what it holds; the Assignments page
+(/instructor/assignments) and /api/assignments add, order, open, close and take out (while
+it has no hand-ins) them while it serves.
+
+--read-only serves a copy of DIR (a backup, say) and changes nothing of it: nothing is
+graded or sent to an LMS, every change is refused, the port is not kept.
 
 --deadline, --late-deadline, --late-penalty, --timezone, --per-hour, --max-size, the port
 and --base-url are remembered in DIR (give --deadline none to remove one). While a server
@@ -175,8 +179,9 @@ def register(commands: argparse._SubParsersAction,
                              "through the grader.assignments entry points) to the course, "
                              "open and last in its order, then serve; repeat it to add "
                              "several (--assignment minimax --assignment montecarlo); one the "
-                             "course holds already is left as it is. A course holds the "
-                             "minimax until another is added")
+                             "course holds already is left as it is. Adding keeps what the "
+                             "course holds (a new course: the minimax), except on the start "
+                             "that makes the course: there these say what it holds")
     parser.set_defaults(func=serve_command)
 
 
