@@ -44,8 +44,9 @@ DIR/.work (unsafe paths and links skipped, sizes capped); if its top level is a
 single folder, that folder holds the class. Duplicate ids, empty folders, binary
 and non-.py files are reported as "not graded: why", never fatal.
 
-output: DIR/results/ID.json (Gradescope results), DIR/reports/ID.txt (text
-report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ID.log (grader failures);
+output: DIR/results/ASSIGNMENT/ID.json (Gradescope results), DIR/reports/ASSIGNMENT/
+ID.txt (text report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ASSIGNMENT/ID.log
+(grader failures);
 with --similarity, DIR/similarity.csv and DIR/similarity/pair-NNN.html; with
 --gradebook-format, DIR/gradebook-canvas.csv, DIR/gradebook-moodle.csv.
 Run the same command again after an interruption: what is done is kept.

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from grader import classroom as batch
-from grader.classroom import gradebook, state, summary, unpack
+from grader.classroom import charts, gradebook, state, summary, unpack
 from grader.classroom.run import GRACE_SECONDS
 from grader.classroom import (
     Attempt,
@@ -685,7 +685,7 @@ def test_class_statistics_and_charts() -> None:
     stats = summary.ClassStats.of(rows)
     assert stats.item_failures == {"moves": (2, 3)}
     assert stats.not_graded == {"duplicate student id": 1}
-    assert summary.histogram(stats.scores, 20.0, bins=4) == [0, 2, 0, 1]
+    assert charts.histogram(stats.scores, 20.0, bins=4) == [0, 2, 0, 1]
     page = summary.summary_html(rows, title="CS 101 <week 5>")
     assert "CS 101 &lt;week 5&gt;" in page
     assert "67% (2/3)" in page                              # the failure rate of moves
