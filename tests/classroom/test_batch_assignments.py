@@ -23,6 +23,7 @@ import pytest
 from test_batch import CONSTANT, RUBRIC, copy, read_gradebook, run_batch_cli
 
 from grader.classroom import find_submissions
+from grader.classroom.discover import submission_in_folder
 
 HERE = Path(__file__).resolve().parents[1]           # tests/
 MC = HERE.parent / "grader" / "assignments" / "montecarlo" / "submissions"
@@ -263,3 +264,19 @@ def test_a_students_file_is_the_one_that_defines_an_assignments_functions(tmp_pa
         "ann": "for another assignment", "1": "for another assignment",
         "dee": "several .py files defi", "eve": "for another assignment",
         "fay": "for another assignment"}
+
+
+def test_a_gradescope_hand_in_of_both_assignments_is_graded_only_as_the_zips(tmp_path):
+    """What the autograder grades in /autograder/submission: the file of the zip's
+    assignment; without one, files of two assignments cannot be told apart (a 0 that
+    says so, never the wrong assignment's grade)."""
+    folder = tmp_path / "submission"
+    copy(CONSTANT, folder / "mm_player.py")
+    copy(CLONE, folder / "mc_player.py")
+    (folder / "helpers.py").write_text("SIZE = 3\n")
+    assert submission_in_folder(folder, "42", "montecarlo").path == folder / "mc_player.py"
+    assert submission_in_folder(folder, "42", "minimax").path == folder / "mm_player.py"
+    both = submission_in_folder(folder, "42")
+    assert both.path is None and both.problem == (
+        "files for several assignments: submission/mm_player.py (minimax), "
+        "submission/mc_player.py (montecarlo); hand in one assignment's file")
