@@ -12,8 +12,8 @@ graded. Nothing here grades, prints or writes.
 
 >>> recognise_text("def mc_move(board, player, trials):\\n    pass\\n").assignment
 'montecarlo'
->>> recognise_text("def mm_move(board, player):\\n    return (\\n").by   # does not compile
-'def lines'
+>>> recognise_text("def mm_move(board, player):\\n    return (\\n").assignment  # no compile
+'minimax'
 """
 
 from __future__ import annotations

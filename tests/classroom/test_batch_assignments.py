@@ -255,8 +255,8 @@ def test_a_students_file_is_the_one_that_defines_an_assignments_functions(tmp_pa
     assert by_id["dee"].problem == ("several .py files define the montecarlo assignment's "
                                     "functions and not exactly one named mc_player.py: "
                                     "dee/a.py, dee/b.py")
-    assert (by_id["eve"].source, by_id["eve"].assignment, by_id["eve"].told) == \
-        ("eve/mc_player.py", "montecarlo", True)              # does not compile: its def lines
+    assert (by_id["eve"].source, by_id["eve"].assignment) == \
+        ("eve/mc_player.py", "montecarlo")                    # does not compile: its def lines
     assert (by_id["fay"].source, by_id["fay"].assignment) == ("fay/mc_player.py", "montecarlo")
     # Under --assignment minimax, a student's Monte Carlo file is for another assignment.
     found, _ = find_submissions(root, tmp_path / "work", "minimax")
