@@ -71,8 +71,8 @@ def graded(tmp_path_factory) -> tuple[Path, dict[str, dict]]:
     assert done.returncode == 0, done.stderr[-3000:]
     with open(out / "gradebook.csv", encoding="utf-8-sig") as file:
         ids = [row["student_id"] for row in csv.DictReader(file)]
-    return out, {sid: json.loads((out / "results" / f"{sid}.json").read_text())
-                 for sid in ids}
+    results = out / "results" / "montecarlo"
+    return out, {sid: json.loads((results / f"{sid}.json").read_text()) for sid in ids}
 
 
 def test_every_file_of_the_folder_has_a_case() -> None:
@@ -89,7 +89,7 @@ def test_a_file_scores_at_most_what_it_earns(graded, name: str) -> None:
     out, results = graded
     case = CASES[name]
     result = results[name]
-    report = " ".join((out / "reports" / f"{name}.txt").read_text().split())
+    report = " ".join((out / "reports" / "montecarlo" / f"{name}.txt").read_text().split())
     items = {test["name"].split(":")[0]: test for test in result["tests"]
              if "max_score" in test}
     if case.most == 100:
