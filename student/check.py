@@ -141,8 +141,11 @@ class CheckRun(CheckOutput):
     def run(self) -> int:
         from grader.assignments.public import run_checks, run_speed
         from grader.suite.engine import INTERRUPTED
+        # A call of the function whose speed is judged last (the assignment's last: mm_move,
+        # mc_move) that only ran out of time does not stop the checks: the speed part says.
+        timed = self.assignment.functions[-1] if self.speed_wanted else ""
         checks = run_checks(self.path, self.assignment, on_check=self.on_check,
-                            on_start=self.on_start)
+                            on_start=self.on_start, timed=timed)
         self.flush()
         result = checks.result
         if result.grader_error == INTERRUPTED:
@@ -150,6 +153,9 @@ class CheckRun(CheckOutput):
         if checks.load_error is not None:
             self.header(None)
             self.say(f"Cannot check {self.shown}: {checks.load_error}")
+            if self.path.suffix != ".py":
+                self.say(f"-> {self.path.name} is not a Python file: check (and hand in) the "
+                         ".py file in which you wrote your functions")
             if result.load_output:
                 self.show_printed("note: your file", result.load_output.splitlines(),
                                   len(result.load_output.splitlines()), " when it was imported",

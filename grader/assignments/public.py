@@ -90,15 +90,16 @@ class PublicRun:
 def run_checks(submission: Path, assignment: Assignment, config: Config | None = None,
                on_check: Callable[[Check], None] | None = None,
                on_start: Callable[[int, Sandbox], None] | None = None,
-               stop_when_stuck: bool = True) -> PublicRun:
+               stop_when_stuck: bool = True, timed: str = "") -> PublicRun:
     """Run ``assignment``'s public checks on ``submission``; ``on_start(checks, sandbox)``
     is told how many checks there are once the file is loaded, ``on_check`` each check as
     it ends. With ``stop_when_stuck`` the checks after one whose call gave no answer in
-    time are not run (each would wait for its limit too)."""
+    time are not run (each would wait for its limit too), unless it was a call of the
+    function ``timed`` that only ran out of its time (its speed is judged after them)."""
     if not assignment.public_checks:
         raise ValueError(f"the assignment {assignment.name} declares no public checks")
     return _run(submission, assignment, assignment.public_checks, config, on_check,
-                on_start, stop_when_stuck)
+                on_start, stop_when_stuck, timed)
 
 
 def run_speed(submission: Path, assignment: Assignment, config: Config | None = None,
@@ -115,12 +116,12 @@ def run_speed(submission: Path, assignment: Assignment, config: Config | None = 
 def _run(submission: Path, assignment: Assignment, files: tuple[Path, ...],
          config: Config | None, on_check: Callable[[Check], None] | None,
          on_start: Callable[[int, Sandbox], None] | None,
-         stop_when_stuck: bool) -> PublicRun:
+         stop_when_stuck: bool, timed: str = "") -> PublicRun:
     config = config or Config.load(assignment=assignment.name)
     # Only the items these files score: the others are the hidden suite's business.
     items = rubric_items(files)
     config = replace(config, weights={name: config.weights.get(name, 0.0) for name in items})
-    collector = Collector(assignment, on_check, on_start, stop_when_stuck)
+    collector = Collector(assignment, on_check, on_start, stop_when_stuck, timed)
 
     def prepare(sandbox: Sandbox, config: Config, exhaustive: bool) -> _Session:
         printed = Printed(sandbox)
@@ -186,8 +187,9 @@ class Collector:
 
     def __init__(self, assignment: Assignment, on_check: Callable[[Check], None] | None,
                  on_start: Callable[[int, Sandbox], None] | None,
-                 stop_when_stuck: bool) -> None:
+                 stop_when_stuck: bool, timed: str = "") -> None:
         self.assignment = assignment
+        self.timed = timed
         self.on_check = on_check
         self.on_start = on_start
         self.stop_when_stuck = stop_when_stuck
@@ -224,36 +226,35 @@ class Collector:
             names = dict.fromkeys(check_name(item) for item in session.items)
             self._told(self.on_start, len(names), self.printed)
 
-    @pytest.hookimpl(tryfirst=True, specname="pytest_runtest_call")
-    def skip_when_stopped(self, item: pytest.Item) -> None:
-        # Skipped as the test is called, its fixtures set up: its item is scored (no check
-        # made), as a grade's would be, and not missing.
-        if self.stopped:
-            pytest.skip(self.stopped)
-
-    @pytest.hookimpl(hookwrapper=True)
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item: pytest.Item):
         if self.stopped:
-            yield
+            # Skipped as it is called, its fixtures set up: its item is scored (no check
+            # made), as a grade's would be, and not missing.
             self._add(Check(check_name(item), _item_of(item), skipped=self.stopped))
-            return
+            pytest.skip(self.stopped)
         record = getattr(item, "funcargs", {}).get("record")
         before = _snapshot(record)
         printed = len(self.printed.outputs) if self.printed is not None else 0
-        outcome = yield
-        after = _snapshot(record)
         error = ""
-        if outcome.excinfo is not None:
-            error = f"{outcome.excinfo[0].__name__}: {outcome.excinfo[1]}"
-        output = "".join(self.printed.outputs[printed:]) if self.printed is not None else ""
-        check = Check(check_name(item), _item_of(item), after[0] - before[0],
-                      tuple(after[1][len(before[1]):]),
-                      tuple(note for note in after[2] if note not in before[2]),
-                      output, error=error)
-        self._add(check)
-        if self.stop_when_stuck and check.stuck and not self.stopped:
-            self.stopped = (f"{_function_of(check.failures, self.assignment)} did not return "
-                            f"on \"{check.name}\"")
+        try:
+            return (yield)
+        except BaseException as exc:   # the grader's own bug in a check: said, not hidden
+            error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            after = _snapshot(record)
+            output = "".join(self.printed.outputs[printed:]) if self.printed is not None else ""
+            check = Check(check_name(item), _item_of(item), after[0] - before[0],
+                          tuple(after[1][len(before[1]):]),
+                          tuple(note for note in after[2] if note not in before[2]),
+                          output, error=error)
+            self._add(check)
+            if self.stop_when_stuck and check.stuck and not self.stopped:
+                function = _function_of(check.failures, self.assignment)
+                slow = {f.category for f in check.failures} == {"timeout"}
+                if not (slow and function == self.timed):
+                    self.stopped = f"{function} did not return on \"{check.name}\""
 
     def _add(self, check: Check) -> None:
         self.checks.append(check)
