@@ -53,7 +53,7 @@ class CheckOutput:
 def paused_note(calls: Sequence[str], file_name: str = "mm_player.py") -> str:
     """What to say about games a file plays when imported (they were not played).
 
-    >>> paused_note(["run_gui"])[:53]
+    >>> paused_note(["run_gui"])[:54]
     'note: your file calls run_gui(...) when it is imported'
     """
     names = " and ".join(f"{name}(...)" for name in dict.fromkeys(calls))
