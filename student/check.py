@@ -170,7 +170,7 @@ class CheckRun(CheckOutput):
                      + (" and the speed checks" if self.speed_wanted else "")
                      + f", because {self.stopped}: fix that first")
         if self.speed_wanted and self.speed_possible():
-            self.progress(f"the speed of {self.shown}, as the grader judges it")
+            self.progress(f"timing the speed of {self.shown}, as the grader judges it")
             speed = run_speed(self.path, self.assignment)
             self.progress.clear()
             if speed is not None:

@@ -1,5 +1,6 @@
 """What ``python -m student check`` prints besides the verdicts: what the student's code
-printed (labelled, capped), the games it starts when imported, and what is being timed.
+printed (labelled, capped), the games it starts when imported, and (``duel`` too) what is
+being done now.
 
 >>> import io
 >>> output = CheckOutput(io.StringIO())
@@ -63,39 +64,44 @@ def paused_note(calls: Sequence[str], file_name: str = "mm_player.py") -> str:
 
 
 class Progress:
-    """What the check is doing now, on ``stream`` (stderr): the verdicts stay on stdout.
+    """What a command is doing now, on ``stream`` (stderr): its results stay on stdout.
 
     In a terminal, one line rewritten in place and cleared when the work is done; else (a
-    log, CI, a test) a line per step.
+    log, CI, a test) a line per step, prefixed with the command's name (a text that is no
+    step, ``step=False``, is for a terminal only).
 
     >>> import io
     >>> log = io.StringIO()
     >>> progress = Progress(log)
-    >>> progress("the speed of mm_player.py")
+    >>> progress("timing the speed of mm_player.py")
+    >>> progress("still timing", step=False)
     >>> progress.clear()
     >>> log.getvalue()
     'check: timing the speed of mm_player.py\\n'
     """
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: TextIO, prefix: str = "check") -> None:
         self.stream = stream
+        self.prefix = prefix
         try:
             self.live = stream.isatty()
         except (AttributeError, ValueError):   # a closed or unusual stream: plain lines
             self.live = False
         self.shown = False   # a line in place is on the terminal now
 
-    def __call__(self, text: str) -> None:
+    def __call__(self, text: str, step: bool = True) -> None:
         if self.live:
             # \r then "erase to the end of the line": the shorter line leaves nothing behind.
-            self.stream.write(f"\r\x1b[K  timing {text} ...")
+            self.stream.write(f"\r\x1b[K  {text} ...")
             self.shown = True
+        elif step:
+            self.stream.write(f"{self.prefix}: {text}\n")
         else:
-            self.stream.write(f"check: timing {text}\n")
+            return
         self.stream.flush()
 
     def clear(self) -> None:
-        """Erase the line in place, before the verdicts are printed."""
+        """Erase the line in place, before the results are printed."""
         if self.shown:
             self.stream.write("\r\x1b[K")
             self.stream.flush()
