@@ -86,6 +86,25 @@ def test_each_monte_carlo_bug_fails_a_public_check_of_its_function(checked) -> N
         assert any(check.item == item and not check.ok for check in run.checks), bug
 
 
+@pytest.mark.grades(len(KNOWN))
+def test_trials_played_on_the_board_itself_are_named_as_the_cause(checked) -> None:
+    """Such an mc_move fills its board, and its get_best_move then raises "max() arg is an
+    empty sequence": the check (and the grade) says so, not "do not assume the board is
+    3x3" (which the 4x4 check once said)."""
+    run = checked["montecarlo/bug_trial_on_board.py"]
+    four = next(check for check in run.checks if check.name == "mc_move: 4x4 under way")
+    failure = four.failures[0]
+    assert failure.received == "ValueError: max() arg is an empty sequence"
+    assert failure.why.startswith(
+        "mc_move changed the board it was given (see the board after the call) before it "
+        "raised ValueError: max() arg is an empty sequence: each trial must play on a copy "
+        "(board.clone()); on the board itself the trials fill it, and get_best_move then "
+        "finds no empty square.")
+    marks = failure.board_after.count("X") + failure.board_after.count("O")
+    assert marks == 16    # the board after the call: full
+    assert "3x3" not in failure.why
+
+
 def student_check(path: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "student", "check", str(path), "--no-speed"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
