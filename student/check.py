@@ -8,7 +8,7 @@
 The file's assignment is recognised as ``python -m grader grade`` recognises it
 (``grader.assignments.choose``: the one named with ``--assignment``, else the one whose
 functions the file defines). Its public checks run in the grader's sandbox, with the
-grader's engine, judge and words (``grader.assignments.public``), then its speed checks;
+grader's engine, judge and words (``grader.suite.public``), then its speed checks;
 this module only reads the options and prints, in the students' format:
 
     Checking student/mm_player.py (Mini-max Tic-Tac-Toe): 12 checks, then its speed ...
@@ -139,7 +139,7 @@ class CheckRun(CheckOutput):
         self.speed_ok = False
 
     def run(self) -> int:
-        from grader.assignments.public import run_checks, run_speed
+        from grader.suite.public import run_checks, run_speed
         from grader.suite.engine import INTERRUPTED
         # A call of the function whose speed is judged last (the assignment's last: mm_move,
         # mc_move) that only ran out of time does not stop the checks: the speed part says.

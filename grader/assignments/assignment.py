@@ -11,7 +11,7 @@ student's code. An instructor's own assignment is found through the entry point 
 What students may run themselves (``python -m student check``) is declared here too:
 ``public_checks``, pytest files that are part of the suite (so every grade runs them, with
 the same code), and ``student_speed``, the checks of speed a student runs after them (not
-part of a grade: the grade judges time in its own checks). ``grader.assignments.public``
+part of a grade: the grade judges time in its own checks). ``grader.suite.public``
 runs them, in the sandbox, as a grade runs the suite.
 
 >>> from grader.assignments import get

@@ -53,14 +53,14 @@ COURSE = ("minimax", "montecarlo")       # the assignments of a handout by defau
 GRADER = (
     "grader/__init__.py", "grader/default.cfg",
     "grader/assignments/__init__.py", "grader/assignments/assignment.py",
-    "grader/assignments/calls.py", "grader/assignments/public.py",
-    "grader/assignments/registry.py",
+    "grader/assignments/calls.py", "grader/assignments/registry.py",
     "grader/judge/__init__.py", "grader/judge/checks.py", "grader/judge/play.py",
     "grader/judge/position.py", "grader/judge/results.py", "grader/judge/solver.py",
     "grader/sandbox/",
     "grader/suite/__init__.py", "grader/suite/causes.py", "grader/suite/client.py",
     "grader/suite/config.py", "grader/suite/engine.py", "grader/suite/plugin.py",
-    "grader/suite/pytest.ini", "grader/suite/report.py", "grader/suite/scoring.py",
+    "grader/suite/public.py", "grader/suite/pytest.ini", "grader/suite/report.py",
+    "grader/suite/scoring.py",
     "grader/timing/__init__.py", "grader/timing/pacing.py", "grader/timing/policy.py",
 )
 HIDDEN = ("grader/judge/positions.py",)   # the hidden positions' generator

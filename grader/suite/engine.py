@@ -43,7 +43,7 @@ class GradeOptions:
     checks: tuple[Path, ...] = ()     # more test files or folders (extra rubric items)
     assignment_note: str = ""         # the report's "Assignment:" line (how it was chosen)
     # Other checks than the assignment's hidden suite, with the session they need: its
-    # public checks, as ``python -m student check`` runs them (grader.assignments.public).
+    # public checks, as ``python -m student check`` runs them (grader.suite.public).
     suite: tuple[Path, ...] = ()      # empty: the assignment's suite
     prepare: Callable[..., object] | None = None   # None: the assignment's prepare
 

@@ -95,7 +95,7 @@ def test_the_handout_has_no_hidden_check_nor_known_answer(handout_zip: Path, sit
         assert path.read_bytes() not in shipped, path
     # What the public checks run on is there: the assignments' public checks and the
     # grader's engine, sandbox and judge.
-    for name in ("grader/assignments/minimax/test_public.py", "grader/assignments/public.py",
+    for name in ("grader/assignments/minimax/test_public.py", "grader/suite/public.py",
                  "grader/assignments/montecarlo/test_public.py", "grader/suite/engine.py",
                  "grader/sandbox/inside/worker.py", "ttt_winner/test_public.py",
                  "ttt_winner/default.cfg"):

@@ -2,7 +2,7 @@
 
 Every public check is a test of its assignment's suite (``Assignment`` refuses it
 otherwise), so a grade runs it with the same code; here the public checks run as
-``student check`` runs them (``grader.assignments.public``: the grader's engine, in its
+``student check`` runs them (``grader.suite.public``: the grader's engine, in its
 sandbox, never in this process) on every known answer of every installed assignment, and
 their verdicts meet the expected grades of ``expected.json`` (which
 ``tests/test_known_answers.py`` proves are the grader's, so nothing is graded again here):
@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from grader.assignments import Assignment, AssignmentError, available, get
-from grader.assignments.public import run_checks
+from grader.suite.public import run_checks
 
 ROOT = Path(__file__).resolve().parents[2]
 RUBRIC_BENDING = ROOT / "tests" / "submissions" / "montecarlo"

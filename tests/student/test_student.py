@@ -92,7 +92,7 @@ def test_move_wrapper_refuses_no_move(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_student_package_imports_only_the_graders_public_path() -> None:
     """student/ keeps what is generic: what it needs of the grader is the public path
     (the registry, the public runner, the report's paste lines), never a hidden check."""
-    allowed = {"grader.assignments", "grader.assignments.public", "grader.assignments.registry",
+    allowed = {"grader.assignments", "grader.suite.public", "grader.assignments.registry",
                "grader.suite.engine", "grader.suite.report"}
     for path in (ROOT / "student").glob("*.py"):
         tree = ast.parse(path.read_text())
