@@ -102,11 +102,12 @@ class PublicFixtures:
         return self._client.solver
 
 
-class MinimaxFixtures:
-    """The fixtures the minimax's hidden tests take: ``student``, ``hidden``, ``solver``."""
+class MinimaxFixtures(PublicFixtures):
+    """The fixtures the minimax's hidden tests take: ``student`` (every hidden position
+    asked first), ``hidden``, ``solver``."""
 
-    def __init__(self, client: StudentClient, hidden: HiddenPositions) -> None:
-        self._client = client
+    def __init__(self, client: StudentClient, hidden: "HiddenPositions") -> None:
+        super().__init__(client)
         self._hidden = hidden
         self._planned = False
 
@@ -118,12 +119,8 @@ class MinimaxFixtures:
         return self._client
 
     @pytest.fixture(scope="session")
-    def hidden(self) -> HiddenPositions:
+    def hidden(self) -> "HiddenPositions":
         return self._hidden
-
-    @pytest.fixture(scope="session")
-    def solver(self) -> Solver:
-        return self._client.solver
 
 
 def timing(client: StudentClient, sandbox: Sandbox) -> dict:

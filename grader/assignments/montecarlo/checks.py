@@ -66,6 +66,16 @@ def _board_changed(call, start: Position, function: str, index: int) -> Failure 
                    board_after=Position(start.dim, tuple(after), X).drawing())
 
 
+def _answered(record, call, start: Position, function: str, index: int) -> bool:
+    """Whether the call answered and left its board (argument ``index``) alone; if not,
+    the check is recorded, failed."""
+    failure = (call.failure if call.failure is not None
+               else _board_changed(call, start, function, index))
+    if failure is not None:
+        record.check(failure)
+    return failure is None
+
+
 def no_answer(call: Call, start: Position, function: str, index: int = 0) -> Failure:
     """The failure of a call that gave no answer, with the cause when the call changed
     the board it must leave alone before it raised: an ``mc_move`` whose trials play on
@@ -171,12 +181,7 @@ def check_update(mc, record, case) -> None:
     call = mc.ask("mc_update_scores", [{"grid": scores}, board_arg(board),
                                        {"value": player}], code,
                   f"mc_update_scores {name}", board)
-    if call.failure is not None:
-        record.check(call.failure)
-        return
-    changed = _board_changed(call, board, "mc_update_scores", 1)
-    if changed is not None:
-        record.check(changed)
+    if not _answered(record, call, board, "mc_update_scores", 1):
         return
     want = expected_scores(scores, grid, player, current, other, reverse)
     got = call.reply.after[0]
@@ -210,12 +215,7 @@ def check_best(mc, record, case) -> None:
     code = f"get_best_move({board.board_call()}, {grid_call(scores)})"
     call = mc.ask("get_best_move", [board_arg(board), {"grid": scores}], code,
                   f"get_best_move {name}", board)
-    if call.failure is not None:
-        record.check(call.failure)
-        return
-    changed = _board_changed(call, board, "get_best_move", 0)
-    if changed is not None:
-        record.check(changed)
+    if not _answered(record, call, board, "get_best_move", 0):
         return
     move = _move_of(call.reply.answer)
     expected = " or ".join(map(str, want))
