@@ -32,7 +32,6 @@ import configparser
 import importlib
 import importlib.metadata
 import os
-import re
 import sys
 import tempfile
 import textwrap

@@ -22,7 +22,7 @@ import pytest
 
 from grader.assignments import available
 from grader.classroom import handout
-from grader.classroom.handout import FOLDER, HandoutError, build_handout
+from grader.classroom.handout import FOLDER, HandoutError
 from provided.course import COURSE_NAMES
 from test_batch import GRADER  # `python -m grader`, as the batch tests run it
 
