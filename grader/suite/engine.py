@@ -56,16 +56,16 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
     assignment = get_assignment(options.config.assignment)
     base = dict(submission=str(submission), student_id=options.student_id,
                 assignment=assignment.name, assignment_note=options.assignment_note)
-    # An item with 0 points is off: it shows only when it checked something.
-    nothing = tuple(ItemResult(name, points) for name, points in weights.items() if points)
-    missing = () if options.suite else assignment.hidden_missing()
-    if missing:   # a student handout: its public checks only
-        return GradeResult(**base, items=nothing, grader_error=(
-            f"the checks of the assignment {assignment.name} are not all installed here "
-            f"(there is no {missing[0]}): it cannot be graded"))
     sandbox = Sandbox(submission, require=assignment.functions,
                       constants=assignment.constants)
     try:
+        # An item with 0 points is off: it shows only when it checked something.
+        nothing = tuple(ItemResult(name, points) for name, points in weights.items() if points)
+        missing = () if options.suite else assignment.hidden_missing()
+        if missing:   # a student handout: its public checks only
+            return GradeResult(**base, items=nothing, grader_error=(
+                f"the checks of the assignment {assignment.name} are not all installed "
+                f"here (there is no {missing[0]}): it cannot be graded"))
         # The assignment prepares its run (the minimax: its positions and their tree
         # sizes) while the sandbox starts (it mostly waits for its process): a fifth of a
         # second of every grade.
