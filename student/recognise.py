@@ -14,17 +14,28 @@ _HERE = Path(__file__).resolve().parent
 
 
 def assignment_of(path: Path) -> str:
-    """The name of the assignment whose functions the file defines the most of (read, never
-    run), as the grader recognises it; the grader's default (the minimax) for a file that
-    defines none of them, or cannot be read.
+    """The assignment the file is for (:func:`recognised`), else the grader's default (the
+    minimax), as ``python -m grader grade`` chooses.
 
     >>> assignment_of(_HERE / "mc_player.py"), assignment_of(_HERE / "mm_player.py")
     ('montecarlo', 'minimax')
     """
-    from grader.assignments.registry import DEFAULT, recognise
+    from grader.assignments.registry import DEFAULT
+    return recognised(path) or DEFAULT
+
+
+def recognised(path: Path) -> str | None:
+    """The name of the assignment whose functions the file defines the most of (read,
+    never run), as the grader recognises it; None when it defines none of any assignment's
+    functions, or cannot be read.
+
+    >>> recognised(_HERE / "__init__.py") is None
+    True
+    """
+    from grader.assignments.registry import recognise
     try:
         source = path.read_bytes()[:1 << 20].decode("utf-8", errors="replace")
     except OSError:
-        return DEFAULT
+        return None
     found = recognise(source)
-    return found.name if found is not None else DEFAULT
+    return found.name if found is not None else None
