@@ -71,13 +71,16 @@ from pathlib import Path
 from grader.judge.position import Position
 from grader.sandbox.clock import Late, Watch
 from grader.sandbox.cpu import lend, pick_cpu, pin
+from grader.sandbox.disk import Overflow, Scratch
 from grader.sandbox.errors import SandboxError
-from grader.sandbox.layers import describe_layers, others_can_read, want_bwrap
+from grader.sandbox.layers import (INSIDE, Rights, describe_layers, fallback_rights,
+                                   stage_inside, want_bwrap)
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import Worker, tail
 from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, batch_request, call_request,
                                      decode, invoke_request, reference_request,
-                                     replies_from_batch, reply_from, reply_from_invoke)
+                                     replies_from_batch, reply_from, reply_from_invoke,
+                                     text_of)
 from grader.sandbox.submission import LoadError, course_imports, load_error, read_submission
 from grader.sandbox.uids import pick_uid
 from grader.timing.policy import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_4X4_RUNS,
@@ -96,10 +99,14 @@ class Sandbox:
 
     def __init__(self, submission: Path, limits: Limits = Limits(), *,
                  use_bwrap: bool | None = None, require: tuple[str, ...] = ("mm_move",),
-                 constants: tuple[str, ...] = ()) -> None:
+                 constants: tuple[str, ...] = (), private: tuple[Path, ...] = ()) -> None:
         self.submission = Path(submission)
         self.limits = limits
         self.use_bwrap = use_bwrap
+        # What the student's code must not read besides the grader's own folder and the
+        # submission's (other students'): checked where file permissions are all that
+        # stands in the way (no bubblewrap, no Landlock).
+        self.private = tuple(Path(p) for p in private)
         self.require = tuple(require)        # functions the file must define to be loaded
         self.wanted_constants = tuple(constants)   # module values read after the import
         self.constants: dict[str, object] = {}     # those the file defines, decoded
@@ -122,6 +129,9 @@ class Sandbox:
         self._uid: int | None = None    # the sandbox's own uid (root only)
         self._reference_uid: int | None = None   # the reference worker's: another one
         self._cpu: int | None = None    # the one CPU its workers run on (grader.sandbox.cpu)
+        self._rights = Rights()         # what a worker run as root keeps (no bubblewrap)
+        self._inside = INSIDE           # the worker's own code (copied into the box: Rights)
+        self._scratch: Scratch | None = None   # its disk, watched (no bubblewrap)
         self._name = ""
         self._lines: list[str] = []
 
@@ -155,12 +165,24 @@ class Sandbox:
             self._name = _safe_name(self.submission.name)
             self._uid = pick_uid() if os.geteuid() == 0 else None
             self._cpu = pick_cpu()
-            self._resources.box = _make_box(self._name, source, self._uid)
+            box = self._resources.box = _make_box(self._name, source, self._uid)
+            if not self._bwrap:
+                if self._uid is not None:
+                    self._rights = fallback_rights(box, self._must_stay_private())
+                    if self._rights.stage:
+                        self._inside = stage_inside(box)
+                self._scratch = Scratch(box / ".tmp", self.limits)
             self._spawn()
         except BaseException:
             self.close()
             raise
         self._started = True
+
+    def _must_stay_private(self) -> tuple[Path, ...]:
+        """The grader's folder (its hidden checks, its answer key), the submission's (other
+        students' files, a course's folder) and the caller's ``private``."""
+        return (Path(__file__).resolve().parents[1], self.submission.resolve().parent,
+                *self.private)
 
     def close(self) -> None:
         """Kill the worker and everything it started; remove the private directory."""
@@ -234,8 +256,8 @@ class Sandbox:
         watch = Watch(worker.clock, cpu_limit, self.limits, lambda: self._interrupted)
         try:
             worker.send(dict(request, tok=token))
-            message = worker.receive(token, watch.deadline, watch.check)
-            cpu, active = watch.finish(answered=True)
+            message = worker.receive(token, watch.deadline, self._checker(watch.check))
+            cpu, active = watch.finish(answered=not self._after_call(worker))
             reply = read(message, worker.output.take(), cpu, active)
         except Late as late:
             cpu, active = watch.finish()
@@ -280,13 +302,15 @@ class Sandbox:
         watch = Watch(worker.clock, cpu_limit, self.limits, lambda: self._interrupted)
         try:
             worker.send(dict(batch_request(function, positions, 1), tok=token))
-            message = worker.receive(token, watch.deadline, watch.check)
-            cpu, active = watch.finish(answered=True)
+            message = worker.receive(token, watch.deadline, self._checker(watch.check))
+            cpu, active = watch.finish(answered=not self._after_call(worker))
             if cpu > cpu_limit:   # answered between two looks: no call of it is vouched for
                 raise Late()
             return replies_from_batch(message, positions, worker.output.take(), cpu, active)
-        except (Late, Broken):
+        except (Late, Broken) as exc:
             self._stop_worker()
+            if isinstance(exc, Overflow) and self._scratch is not None:
+                self._scratch.empty()
             try:
                 self._spawn()
             except (LoadError, SandboxError):
@@ -336,6 +360,28 @@ class Sandbox:
 
     # -- internals -----------------------------------------------------------------------
 
+    def _checker(self, check):
+        """``check`` (whether the call must stop, how long until the next look), and a
+        look at the scratch folder (without bubblewrap: Overflow past its limit)."""
+        scratch = self._scratch
+        if scratch is None:
+            return check
+
+        def and_disk() -> float:
+            pause = check()
+            scratch.check()
+            return pause
+        return and_disk
+
+    def _after_call(self, worker: "Worker") -> bool:
+        """When a call (or the import) ends: end every process it started, and look at
+        the scratch folder (Overflow). Whether any process had to be ended (its time then
+        reaches the worker's count a moment later: the next call reads its own start)."""
+        ended = worker.end_others()
+        if self._scratch is not None:
+            self._scratch.check()
+        return ended
+
     def _open(self) -> bool:
         """Refuse a closed sandbox; start it if need be. Whether it was started just now."""
         if self._closed:
@@ -366,8 +412,8 @@ class Sandbox:
             while self._reference_uid in (None, self._uid):
                 self._reference_uid = pick_uid()
             uid = self._reference_uid
-        read_cap = uid is not None and not self._bwrap and not others_can_read(box)
-        return Worker.start(box, self._name, self.limits, self._bwrap, uid, read_cap)
+        return Worker.start(box, self._name, self.limits, self._bwrap, uid,
+                            self._rights.read_cap, self._inside)
 
     def _spawn(self) -> None:
         """Start a worker and load the submission into it; raise LoadError on failure."""
@@ -376,10 +422,18 @@ class Sandbox:
         calibrate = self.calibration is None  # the first worker, before any student code
         try:
             hello = self._boot(worker)
-            if not self.isolation:
-                self.isolation = describe_layers(hello, self._bwrap, self.limits)
+            if self._rights.read_cap and not hello.get("landlock"):
+                self._stop_worker()
+                raise SandboxError("Landlock could not be applied in the worker ("
+                                   f"{text_of(hello.get('landlock_error')) or 'no reason given'}"
+                                   "), and its uid cannot read Python without the capability "
+                                   "Landlock would confine: install bubblewrap")
             if calibrate:
                 self._time_reference(worker)
+            counted = worker.count_family()   # from here on, student code may run
+            if not self.isolation:
+                self.isolation = describe_layers(hello, self._bwrap, self.limits, counted,
+                                                 scratch=self._scratch is not None)
         except (Late, Broken, TimingError) as exc:  # no student code has run yet: our problem
             status = self._stop_worker(grace=0.5)
             why = (f"did not start within {self.limits.load_seconds:g} s"
@@ -390,7 +444,15 @@ class Sandbox:
         worker.send({"tok": token, "op": "load", "require": list(self.require),
                      "constants": list(self.wanted_constants)})
         try:
-            message = worker.receive(token, deadline)
+            message = worker.receive(token, deadline, self._load_check(worker))
+            self._after_call(worker)
+        except Overflow as exc:
+            self._stop_worker()
+            if self._scratch is not None:
+                self._scratch.empty()
+            raise LoadError("exit", f"while the submission was being imported, the worker "
+                            f"{exc}; the top level of the file should only define "
+                            "functions") from None
         except Late:
             self._stop_worker()
             raise LoadError("timeout", f"importing the submission took more than "
@@ -424,6 +486,19 @@ class Sandbox:
             raise load_error(message, self._lines)
         raise LoadError("exit", "the worker sent an unexpected answer while importing the "
                         "submission")
+
+    def _load_check(self, worker: "Worker"):
+        """While the submission is imported: Late once it (with every process it started)
+        has used ``Limits.load_seconds`` of CPU time; Overflow past the disk limit."""
+        start = worker.clock.cpu()
+
+        def check() -> float:
+            if worker.clock.cpu() - start > self.limits.load_seconds:
+                raise Late()
+            if self._scratch is not None:
+                self._scratch.check()
+            return Watch.POLL
+        return check
 
     def _ask(self, worker: "Worker", request: dict, first: bool = False,
              wall: float = 0.0) -> dict:
@@ -468,6 +543,8 @@ class Sandbox:
         if self._closed:
             return Reply("crash", None, 0.0, None, "", "the sandbox was closed during the call")
         status = self._stop_worker(grace=0.5 if broken.ended else 0.0)
+        if isinstance(broken, Overflow) and self._scratch is not None:
+            self._scratch.empty()   # the next worker starts with the whole limit
         output = worker.output.take()
         return Reply("crash", None, 0.0, None, output,
                      f"the worker process {status or broken}" + tail(output))

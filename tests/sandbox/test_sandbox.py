@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import textwrap
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -49,37 +48,6 @@ def load_error(path: Path, use_bwrap: bool = False, limits: Limits = FAST) -> Lo
     with pytest.raises(LoadError) as info:
         Sandbox(path, limits, use_bwrap=use_bwrap).start()
     return info.value
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            return file.read().rpartition(b")")[2].split()[0] != b"Z"
-    except OSError:
-        return False
-
-
-def marked(marker: str) -> list[int]:
-    """Pids of live processes whose command line holds ``marker``."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/cmdline", "rb") as file:
-                    if marker.encode() in file.read() and alive(int(entry.name)):
-                        found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
-
-
-def wait_for(condition, seconds: float = 5.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 
 # -- answers ---------------------------------------------------------------------------------
@@ -622,33 +590,6 @@ def test_under_bwrap_there_is_no_network_and_no_grader(tmp_path: Path) -> None:
     assert visible <= {"__init__", "__pycache__", "worker", "confine", "encode",
                        "reference", "entropy"}, visible
     assert "worker" in visible and "solver" not in visible
-
-
-@pytest.mark.parametrize("setsid", [False, True], ids=["forked", "setsid-daemon"])
-def test_close_leaves_no_process_behind(tmp_path: Path, use_bwrap: bool, setsid: bool) -> None:
-    marker = f"ttt-test-{uuid.uuid4().hex}"
-    source = f"""
-        import os, sys, time
-        def mm_move(board, player):
-            if os.fork() == 0:
-                if {setsid}:
-                    os.setsid()
-                if os.fork() == 0:
-                    os.execv(sys.executable, [sys.executable, "-c",
-                             "import time; time.sleep(60)", {marker!r}])
-                os._exit(0)
-            return 0, (0, 0)
-        """
-    box = Sandbox(write(tmp_path, source), FAST, use_bwrap=use_bwrap)
-    try:
-        box.start()
-        assert box.call("mm_move", Position.empty(1), 2.0).status == "ok"
-        assert wait_for(lambda: marked(marker)), "the daemon never started"
-        pids = marked(marker)
-    finally:
-        box.close()
-    box.close()  # twice is fine
-    assert wait_for(lambda: not any(alive(pid) for pid in pids), 3.0)
 
 
 def zombie_children() -> list[int]:
