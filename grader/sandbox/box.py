@@ -20,29 +20,34 @@ Layers, each one on whenever this machine allows it (``Sandbox.isolation`` says 
 - as root, a uid of its own: the worker becomes a uid (and gid) that no other process uses,
   drawn from ``SANDBOX_UIDS``, so its process limit is its own, it cannot signal or trace
   the grader or another sandbox, and the fallback finds every process it started by that
-  uid; where that uid could not read the Python installation (under /root, say), the worker
-  keeps one capability, CAP_DAC_READ_SEARCH, and Landlock confines what it reads;
+  uid. It holds no capability, except where that uid could not read the Python
+  installation (under /root, say) and Landlock confines what it reads: then it keeps one,
+  CAP_DAC_READ_SEARCH. Without Landlock or bubblewrap, file permissions are all that keeps
+  it from the grader's files: the grader refuses to start it unless they do
+  (``layers.fallback_rights``);
+- every process it starts stays below the worker's supervisor (a child subreaper) or
+  bubblewrap's init, is ended when its call ends, and its CPU time is the call's, counted
+  in a cgroup of its own where one can be had (``family``);
 - Landlock when the kernel has it: reads only beneath the system, the Python installation,
   ``provided``, the worker and the box; writes only to its scratch directory;
   no TCP (ABI 4+); no signal to any process outside the sandbox (ABI 6+);
 - bubblewrap when it is installed and works (``TTT_GRADER_NO_BWRAP=1`` or ``use_bwrap=False``
   turns it off): only the system, the Python installation, ``provided`` (with the course's
-  modules) and the worker are visible, read-only; a private /tmp; no network; a pid namespace, so killing its
-  init kills everything the student started, double-forked daemons included.
+  modules) and the worker are visible, read-only; a private /tmp of 64 MiB; no network; a
+  pid namespace. Without it, the scratch folder is watched: 64 MiB (``disk``).
 
-What stays weaker (tests/sandbox/test_hostile.py checks the rest, on both paths):
+What stays weaker (tests/sandbox/test_hostile.py and test_confinement.py check the rest):
 
-- without Landlock, the fallback confines neither reads, nor writes to world-writable places
-  such as /tmp, nor the network; with it, UDP and path-named unix sockets (subject to their
-  file permissions) stay reachable;
+- without Landlock, the fallback confines neither the network nor writes to world-writable
+  places such as /tmp (but for one file's 16 MiB); with it, UDP and path-named unix sockets
+  (subject to their file permissions) stay reachable;
 - not run as root, the fallback runs the student as the grader's own uid: stragglers are
   found by their environment only, and without Landlock ABI 6 the student could signal the
   grader's other processes;
 - the board after a call is reported by the worker, inside the student's process, so a
   determined submission can forge it. An answer can only ever be forged into another
-  answer: the grader judges it. Time is not forgeable: the parent reads the worker's CPU
-  time from /proc (every thread, and children it has reaped), not from the worker;
-- CPU time spent by processes the student started and left running is not counted.
+  answer: the grader judges it. Time is not forgeable: the parent reads the CPU time from
+  /proc or the cgroup, not from the worker.
 
 Time: :meth:`Sandbox.call` stops a call as soon as the worker has used its CPU limit, or
 has been *active* (on a CPU, or sleeping, or blocked: anything but waiting for a CPU that
@@ -60,10 +65,8 @@ calibration is ``Sandbox.calibration``.
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
-import tempfile
 import time
 import weakref
 from pathlib import Path
@@ -71,7 +74,7 @@ from pathlib import Path
 from grader.judge.position import Position
 from grader.sandbox.clock import Late, Watch
 from grader.sandbox.cpu import lend, pick_cpu, pin
-from grader.sandbox.disk import Overflow, Scratch
+from grader.sandbox.disk import Overflow, Scratch, make_box, safe_name
 from grader.sandbox.errors import SandboxError
 from grader.sandbox.layers import (INSIDE, Rights, describe_layers, fallback_rights,
                                    stage_inside, want_bwrap)
@@ -162,10 +165,10 @@ class Sandbox:
             self._lines = text.splitlines()
             self.course_imports = course_imports(text)
             self._bwrap = want_bwrap(self.use_bwrap)
-            self._name = _safe_name(self.submission.name)
+            self._name = safe_name(self.submission.name)
             self._uid = pick_uid() if os.geteuid() == 0 else None
             self._cpu = pick_cpu()
-            box = self._resources.box = _make_box(self._name, source, self._uid)
+            box = self._resources.box = make_box(self._name, source, self._uid)
             if not self._bwrap:
                 if self._uid is not None:
                     self._rights = fallback_rights(box, self._must_stay_private())
@@ -575,28 +578,3 @@ class _Resources:
         box, self.box = self.box, None
         if box is not None:
             shutil.rmtree(box, ignore_errors=True)
-
-
-def _safe_name(name: str) -> str:
-    """The submission's file name if it is a plain one, else submission.py."""
-    if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\- ]{0,99}", name):
-        return name
-    return "submission.py"
-
-
-def _make_box(name: str, source: bytes, uid: int | None) -> Path:
-    """A private directory holding only a copy of the submission (and, unused under
-    bubblewrap, a scratch directory for HOME and TMPDIR, owned by ``uid``)."""
-    box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-"))
-    try:
-        box.chmod(0o755)  # the sandbox's uid must read it; only the grader may write
-        (box / name).write_bytes(source)
-        (box / name).chmod(0o644)
-        scratch = box / ".tmp"
-        scratch.mkdir(mode=0o700)
-        if uid is not None:
-            os.chown(scratch, uid, uid)
-    except BaseException:
-        shutil.rmtree(box, ignore_errors=True)
-        raise
-    return box

@@ -1,4 +1,5 @@
-"""The fallback's disk limit: a watchdog on the worker's scratch folder.
+"""The sandbox's folder (the box: a copy of the submission, a scratch folder), and the
+fallback's disk limit: a watchdog on the scratch folder.
 
 Under bubblewrap the worker writes only to a private /tmp of ``Limits.tmp_bytes`` (a
 tmpfs: a write past it fails). Without bubblewrap its scratch folder (HOME and TMPDIR; with
@@ -23,8 +24,10 @@ what it writes in one look's time.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import stat
+import tempfile
 import time
 from pathlib import Path
 
@@ -102,3 +105,32 @@ class Scratch:
                     os.unlink(entry.path)
                 except OSError:
                     pass
+
+
+def safe_name(name: str) -> str:
+    """The submission's file name if it is a plain one, else submission.py.
+
+    >>> safe_name("mm_player.py"), safe_name("../x.py")
+    ('mm_player.py', 'submission.py')
+    """
+    if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\- ]{0,99}", name):
+        return name
+    return "submission.py"
+
+
+def make_box(name: str, source: bytes, uid: int | None) -> Path:
+    """A private directory holding only a copy of the submission (and, unused under
+    bubblewrap, a scratch directory for HOME and TMPDIR, owned by ``uid``)."""
+    box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-"))
+    try:
+        box.chmod(0o755)  # the sandbox's uid must read it; only the grader may write
+        (box / name).write_bytes(source)
+        (box / name).chmod(0o644)
+        scratch = box / ".tmp"
+        scratch.mkdir(mode=0o700)
+        if uid is not None:
+            os.chown(scratch, uid, uid)
+    except BaseException:
+        shutil.rmtree(box, ignore_errors=True)
+        raise
+    return box

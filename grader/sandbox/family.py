@@ -45,7 +45,9 @@ class Family:
         self.worker = worker
         self.ours = ours
         self.cgroup = cgroup
-        self.counted = False   # whether the worker's clock adds the family's CPU
+        # The top's and the worker's /proc files, kept open (they are read at every call's
+        # end): bound to those processes, they read nothing once these have gone.
+        self._files: dict[str, int] = {}
 
     def others(self) -> list[int]:
         """The living processes of the family but ours, parents before children."""
@@ -53,11 +55,32 @@ class Family:
             return [pid for pid in self.cgroup.pids() if pid not in self.ours]
         found, stack = [], [self.top]
         while stack:
-            for child in children(stack.pop()):
+            for child in self._children(stack.pop()):
                 if child not in self.ours and state(child) not in ("Z", "X", ""):
                     found.append(child)
                 stack.append(child)
         return found
+
+    def _children(self, pid: int) -> list[int]:
+        """``children(pid)``; for the top and a worker with one thread, from a file kept
+        open (a third of the cost)."""
+        if pid not in (self.top, self.worker):
+            return children(pid)
+        try:
+            if pid == self.worker and self._kept(f"/proc/{pid}/stat")[1][17] != b"1":
+                return children(pid)      # its other threads may have children too
+            return [int(child) for child in self._kept(f"/proc/{pid}/task/{pid}/children")[0]]
+        except (OSError, ValueError, IndexError):
+            return []
+
+    def _kept(self, path: str) -> tuple[list[bytes], list[bytes]]:
+        """A /proc file of the top or the worker, read through a descriptor kept open:
+        its words, and (a stat file) its fields after the command name."""
+        fd = self._files.get(path)
+        if fd is None:
+            fd = self._files[path] = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        data = os.pread(fd, 1 << 16, 0)
+        return data.split(), data.rpartition(b")")[2].split()
 
     def cpu(self, worker_cpu: float) -> float:
         """The CPU seconds of the whole family, given the worker's own (its threads and
@@ -68,10 +91,16 @@ class Family:
                 return used
         # The top's reaped children first: a process reaped between the two reads is then
         # missed for one look rather than counted twice.
-        total = worker_cpu + (times(self.top)[1] if self.top != self.worker else 0.0)
+        total = worker_cpu
+        if self.top != self.worker:
+            try:
+                fields = self._kept(f"/proc/{self.top}/stat")[1]
+                total += (int(fields[13]) + int(fields[14])) * _TICK   # cutime cstime
+            except (OSError, ValueError, IndexError):
+                pass
         stack = [self.top]
         while stack:
-            for child in children(stack.pop()):
+            for child in self._children(stack.pop()):
                 if child != self.worker:
                     own, reaped = times(child)
                     total += own + reaped
@@ -110,7 +139,10 @@ class Family:
         return False
 
     def close(self) -> None:
-        """Remove the cgroup (its processes must have ended)."""
+        """Close the files kept open; remove the cgroup (its processes must have ended)."""
+        for fd in self._files.values():
+            os.close(fd)
+        self._files.clear()
         if self.cgroup is not None:
             self.cgroup.remove()
 

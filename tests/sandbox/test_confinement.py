@@ -33,6 +33,7 @@ import pytest
 from grader.judge.position import Position
 from grader.sandbox import Limits, Sandbox, bwrap_available
 from grader.sandbox.layers import bwrap_problem
+from fallback import FALLBACK
 
 FAST = Limits(load_seconds=5.0)
 HERE = Path(__file__).resolve().parent
@@ -113,8 +114,8 @@ CHILDREN = """
     """
 
 PROCESS_MODES = [
-    pytest.param(False, True, id="fallback-cgroup"),
-    pytest.param(False, False, id="fallback-subreaper"),
+    pytest.param(False, True, id="fallback-cgroup", marks=FALLBACK),
+    pytest.param(False, False, id="fallback-subreaper", marks=FALLBACK),
     pytest.param(True, True, id="bwrap",
                  marks=pytest.mark.skipif(not bwrap_available(),
                                           reason=f"bubblewrap is not usable here: "
@@ -163,6 +164,7 @@ FILL = """
     """
 
 
+@FALLBACK
 def test_without_bubblewrap_writes_stop_at_64_mib(tmp_path: Path) -> None:
     with Sandbox(write(tmp_path, FILL), FAST, use_bwrap=False) as box:
         fill = box.call("mm_move", Position.empty(1), 60.0)

@@ -20,12 +20,13 @@ from grader.sandbox import (SANDBOX_UIDS, Limits, LoadError, Opaque, Sandbox, Sa
                             bwrap_available, python2_fix)
 from grader.sandbox.layers import bwrap_problem as _bwrap_problem
 from grader.timing.policy import REFERENCE_4X4_RUNS, REFERENCE_RUNS
+from fallback import FALLBACK
 from provided import EMPTY, PLAYERO, PLAYERX
 
 FIXTURES = Path(__file__).resolve().parents[1] / "submissions" / "sandbox"
 FAST = Limits(load_seconds=5.0)
 NO_BWRAP = f"bubblewrap is not usable here: {_bwrap_problem()}"
-MODES = [pytest.param(False, id="fallback"),
+MODES = [pytest.param(False, id="fallback", marks=FALLBACK),
          pytest.param(True, id="bwrap",
                       marks=pytest.mark.skipif(not bwrap_available(), reason=NO_BWRAP))]
 
@@ -91,6 +92,7 @@ def test_answers_come_back_with_their_exact_types(tmp_path: Path, use_bwrap: boo
     assert isinstance(answers[9].answer, Opaque) and answers[9].answer.type_name == "str"
 
 
+@FALLBACK
 def test_move_wrapper_gets_board_player_and_trials(tmp_path: Path) -> None:
     source = """
         def mm_move(board, player):
@@ -108,6 +110,7 @@ def test_move_wrapper_gets_board_player_and_trials(tmp_path: Path) -> None:
     assert replies[1].answer == (7, PLAYERO, PLAYERO, PLAYERO)  # completing a line loses
 
 
+@FALLBACK
 def test_output_is_kept_per_call(tmp_path: Path) -> None:
     source = """
         import sys
@@ -124,6 +127,7 @@ def test_output_is_kept_per_call(tmp_path: Path) -> None:
     assert quiet.output == ""
 
 
+@FALLBACK
 def test_cpu_time_is_measured(tmp_path: Path) -> None:
     source = """
         def mm_move(board, player):
@@ -384,6 +388,7 @@ def test_the_board_after_the_call_shows_mutation(tmp_path: Path, use_bwrap: bool
     assert fresh.board_after[0] == PLAYERX  # a fresh board each call, moved on again
 
 
+@FALLBACK
 def test_python2_names_at_call_time_get_a_hint(tmp_path: Path) -> None:
     source = """
         def mm_move(board, player):
@@ -404,6 +409,7 @@ HEAVY_MODULES = ("typing", "dataclasses", "inspect", "ast", "importlib.abc",
                  "importlib.resources")
 
 
+@FALLBACK
 def test_the_worker_starts_without_modules_it_does_not_need(tmp_path: Path) -> None:
     source = f"""
         import sys
@@ -428,6 +434,7 @@ def test_course_template_loads_without_playing_a_game(use_bwrap: bool) -> None:
     assert move.answer == (0, 2)
 
 
+@FALLBACK
 def test_play_game_is_real_again_after_import(tmp_path: Path) -> None:
     source = """
         import poc_ttt_provided as provided
@@ -511,6 +518,7 @@ def test_unloadable_files_say_why(tmp_path: Path, use_bwrap: bool, case: str,
     assert expected_words.get(case, "") in error.message
 
 
+@FALLBACK
 def test_a_slow_import_times_out(tmp_path: Path) -> None:
     path = write(tmp_path, "while True:\n    pass\n")
     start = time.monotonic()
@@ -636,6 +644,7 @@ def test_as_root_each_sandbox_has_a_uid_of_its_own(tmp_path: Path, use_bwrap: bo
     assert all(uid in SANDBOX_UIDS for uid in uids) and uids[0] != uids[1]
 
 
+@FALLBACK
 def test_a_closed_sandbox_refuses_calls_and_removes_its_folder(tmp_path: Path) -> None:
     source = """
         import os
@@ -660,6 +669,7 @@ def test_isolation_says_which_layers_are_active(tmp_path: Path, use_bwrap: bool)
     assert any(layer.startswith("bubblewrap") for layer in layers) is use_bwrap
 
 
+@FALLBACK
 def test_the_environment_switch_forces_the_fallback(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TTT_GRADER_NO_BWRAP", "1")
