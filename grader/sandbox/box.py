@@ -415,8 +415,10 @@ class Sandbox:
             while self._reference_uid in (None, self._uid):
                 self._reference_uid = pick_uid()
             uid = self._reference_uid
-        return Worker.start(box, self._name, self.limits, self._bwrap, uid,
-                            self._rights.read_cap, self._inside)
+        worker = Worker.start(box, self._name, self.limits, self._bwrap, uid,
+                              self._rights.read_cap, self._inside)
+        worker.untrusted = not reference   # it never loads the submission: nothing to sweep
+        return worker
 
     def _spawn(self) -> None:
         """Start a worker and load the submission into it; raise LoadError on failure."""

@@ -87,7 +87,14 @@ class ProcessClock:
     def read(self) -> tuple[float, float] | None:
         """(CPU seconds, seconds the main thread waited for a CPU), or None."""
         base = f"/proc/{self.pid}"
+        family = self.family
         try:
+            if family is not None and family.cgroup is not None:
+                # The cgroup counts every thread and process: the main thread's wait alone
+                # comes from /proc (its schedstat is the process's own file).
+                used = family.cgroup.usage()
+                if used is not None:
+                    return used, int(self._read("schedstat").split()[1]) / 1e9
             fields = self._read("stat").rpartition(b")")[2].split()
             ticks = int(fields[11]) + int(fields[12])      # utime stime
             reaped = int(fields[13]) + int(fields[14])     # cutime cstime
@@ -107,8 +114,8 @@ class ProcessClock:
         except (OSError, ValueError, IndexError):
             return None
         cpu = max(exact / 1e9, ticks * self._TICK) + reaped * self._TICK
-        if self.family is not None:
-            cpu = self.family.cpu(cpu)
+        if family is not None:
+            cpu = family.cpu(cpu)
         return cpu, waited / 1e9
 
     def cpu(self) -> float:

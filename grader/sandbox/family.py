@@ -17,8 +17,11 @@ double fork): an orphan is handed to that process, not to the machine's init. So
 Without a cgroup, a child whose parent ignores SIGCHLD is reaped by nobody, and its time is
 counted only while it lives: the grader looks every few hundredths of a second.
 
->>> Family(os.getpid(), os.getpid(), frozenset({os.getpid()})).others()
-[]
+>>> family = Family(os.getpid(), os.getpid(), frozenset({os.getpid()}))
+>>> isinstance(family.others(), list)    # every process below this one
+True
+>>> family.end_others()                  # doctest: +SKIP
+False
 """
 
 from __future__ import annotations
@@ -84,11 +87,8 @@ class Family:
 
     def cpu(self, worker_cpu: float) -> float:
         """The CPU seconds of the whole family, given the worker's own (its threads and
-        its reaped children): the cgroup's count, or that plus every other process's."""
-        if self.cgroup is not None:
-            used = self.cgroup.usage()
-            if used is not None:
-                return used
+        its reaped children): that plus every other process's, from /proc (with a cgroup,
+        its own count is read instead: ``Cgroup.usage``)."""
         # The top's reaped children first: a process reaped between the two reads is then
         # missed for one look rather than counted twice.
         total = worker_cpu
@@ -289,7 +289,11 @@ def _sweep(base: Path) -> None:
 
 
 def children(pid: int) -> list[int]:
-    """The children of ``pid`` (of each of its threads), from /proc."""
+    """The children of ``pid`` (of each of its threads), from /proc.
+
+    >>> isinstance(children(os.getpid()), list)
+    True
+    """
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
     except OSError:
@@ -299,6 +303,9 @@ def children(pid: int) -> list[int]:
         try:
             with open(f"/proc/{pid}/task/{tid}/children", "rb") as file:
                 found += [int(child) for child in file.read().split()]
+        except FileNotFoundError:   # a kernel without these files, or a thread that ended
+            return [int(entry.name) for entry in os.scandir("/proc")
+                    if entry.name.isdigit() and parent_of(int(entry.name)) == pid]
         except (OSError, ValueError):
             continue
     return found

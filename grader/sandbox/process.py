@@ -82,6 +82,9 @@ class Worker:
         self.poll.register(answers, select.POLLIN)
         self.poll.register(output, select.POLLIN)
         self.stopped = False
+        # Whether it may have run student code: then, without a pid namespace or a cgroup
+        # that was seen empty, every process of its uid (or mark) is swept when it stops.
+        self.untrusted = True
 
     @classmethod
     def start(cls, box: Path, name: str, limits: Limits, bwrap: bool, uid: int | None,
@@ -316,7 +319,7 @@ class Worker:
             # own uid, or (not root) whatever still carries our HOME in its environment.
             kill(self.proc.pid, lambda pgid: os.killpg(pgid, signal.SIGKILL))
         self.proc.wait()
-        if not cleared:
+        if not cleared and self.untrusted:
             if self.uid is not None:
                 kill_uid(self.uid)
             kill_tagged(self.tag)  # in case the worker could not become its uid
