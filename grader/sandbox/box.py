@@ -77,13 +77,12 @@ from grader.sandbox.cpu import lend, pick_cpu, pin
 from grader.sandbox.disk import Overflow, Scratch, make_box, safe_name
 from grader.sandbox.errors import SandboxError
 from grader.sandbox.layers import (INSIDE, Rights, describe_layers, fallback_rights,
-                                   stage_inside, want_bwrap)
+                                   stage_inside, unconfined, want_bwrap)
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import Worker, tail
 from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, batch_request, call_request,
                                      decode, invoke_request, reference_request,
-                                     replies_from_batch, reply_from, reply_from_invoke,
-                                     text_of)
+                                     replies_from_batch, reply_from, reply_from_invoke)
 from grader.sandbox.submission import LoadError, course_imports, load_error, read_submission
 from grader.sandbox.uids import pick_uid
 from grader.timing.policy import (REFERENCE_3X3, REFERENCE_4X4, REFERENCE_4X4_RUNS,
@@ -427,12 +426,10 @@ class Sandbox:
         calibrate = self.calibration is None  # the first worker, before any student code
         try:
             hello = self._boot(worker)
-            if self._rights.read_cap and not hello.get("landlock"):
+            problem = unconfined(hello, self._bwrap, self._rights)
+            if problem:
                 self._stop_worker()
-                raise SandboxError("Landlock could not be applied in the worker ("
-                                   f"{text_of(hello.get('landlock_error')) or 'no reason given'}"
-                                   "), and its uid cannot read Python without the capability "
-                                   "Landlock would confine: install bubblewrap")
+                raise SandboxError(problem)
             if calibrate:
                 self._time_reference(worker)
             counted = worker.count_family()   # from here on, student code may run

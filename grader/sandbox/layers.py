@@ -255,6 +255,35 @@ def stage_inside(box: Path) -> Path:
     return target
 
 
+def unconfined(hello: dict, bwrap: bool, rights: Rights) -> str:
+    """Why a worker that has just said hello must not run student code, or "": outside
+    bubblewrap and without Landlock, it must hold no capability at all (it kept one for
+    Landlock to confine, or could not become its uid).
+
+    >>> unconfined({"landlock": 0, "caps": {"CapEff": 0, "CapPrm": 0}}, False, Rights())
+    ''
+    >>> unconfined({"landlock": 0, "caps": {"CapEff": 4, "CapPrm": 4}}, False, Rights())[:36]
+    'the worker holds capabilities (CapEf'
+    """
+    if bwrap or hello.get("landlock"):
+        return ""
+    if rights.read_cap:
+        return ("Landlock could not be applied in the worker ("
+                f"{text_of(hello.get('landlock_error')) or 'no reason given'}), and its uid "
+                "cannot read Python without the capability Landlock would confine: install "
+                "bubblewrap")
+    caps = hello.get("caps")
+    held = [name for name in ("CapEff", "CapPrm", "CapInh", "CapAmb")
+            if type(caps) is dict and caps.get(name)]
+    if held or type(caps) is not dict:
+        why = text_of(hello.get("uid_error"))
+        return (f"the worker holds capabilities ({', '.join(held) or 'unknown'}) with neither "
+                "bubblewrap nor Landlock to confine it" + (f" (it stayed root: {why})"
+                                                           if why else "")
+                + ": install bubblewrap")
+    return ""
+
+
 def _reachable(path: Path, readable: bool) -> bool:
     """Whether a uid that is nobody's (no owner, no group of anything) can reach ``path``:
     search every folder above it and the path itself (a folder), or also read it."""
@@ -265,7 +294,8 @@ def _reachable(path: Path, readable: bool) -> bool:
         if not readable:
             return True
         mode = path.stat().st_mode
-        return bool(mode & stat.S_IROTH) and (not stat.S_ISDIR(mode) or bool(mode & stat.S_IXOTH))
+        searchable = not stat.S_ISDIR(mode) or bool(mode & stat.S_IXOTH)
+        return bool(mode & stat.S_IROTH) and searchable
     except OSError:
         return False
 

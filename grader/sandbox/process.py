@@ -98,8 +98,9 @@ class Worker:
         info_r, info_w = os.pipe() if bwrap else (None, None)
         seen_as = BOX if bwrap else str(box)
         home = "/tmp" if bwrap else str(box / ".tmp")
-        config = {"req": req_r, "ans": ans_w, "box": seen_as, "file": name, "supervise": not bwrap,
-                  "path": list(paths.sys_path), "uid": uid, "gid": uid, "read_cap": read_cap,
+        config = {"req": req_r, "ans": ans_w, "box": seen_as, "file": name,
+                  "supervise": not bwrap, "path": list(paths.sys_path), "uid": uid,
+                  "gid": uid, "read_cap": read_cap,
                   "landlock": landlock_rules(paths, seen_as, home),
                   "rlimits": {"AS": limits.memory_bytes, "FSIZE": limits.file_bytes,
                               "NOFILE": limits.open_files, "NPROC": limits.processes,
