@@ -271,13 +271,14 @@ def own_cgroup() -> Path | None:
         base = Path(point + relative.rstrip("/"))
         if not (base.is_dir() and os.access(base, os.W_OK)):
             return None
-        _sweep(base)
+        sweep(base)
         return base
     return None
 
 
-def _sweep(base: Path) -> None:
-    """Remove the empty cgroups that graders which are gone left in ``base``."""
+def sweep(base: Path) -> None:
+    """End what graders that were killed left in ``base`` (a student's process that was
+    running when its grader died), and remove their cgroups."""
     try:
         names = [entry.name for entry in os.scandir(base) if entry.name.startswith(_PREFIX)]
     except OSError:
@@ -285,7 +286,12 @@ def _sweep(base: Path) -> None:
     for name in names:
         owner = name[len(_PREFIX):].partition("-")[0]
         if owner.isdigit() and state(int(owner)) == "":
-            _remove(base / name, patience=0.0)
+            try:
+                with open(base / name / "cgroup.kill", "w") as file:
+                    file.write("1")
+            except OSError:
+                pass
+            _remove(base / name, patience=0.2)
 
 
 def children(pid: int) -> list[int]:

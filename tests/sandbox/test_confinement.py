@@ -3,7 +3,8 @@ and without its strong layers (bubblewrap, Landlock).
 
 - Every process a call starts (setsid'd, double-forked, busy on every CPU) is ended when
   the call ends, and its CPU time is the call's: with a cgroup of the worker's own, without
-  one (the supervisor, a child subreaper, holds them), and under bubblewrap.
+  one (the supervisor, a child subreaper, holds them), and under bubblewrap; what a grader
+  killed mid-call left in its cgroup is ended by the next grader.
 - Without bubblewrap the scratch folder is watched: a call that writes past 64 MiB is
   stopped, and the folder emptied.
 - Without Landlock (a kernel before 5.13, simulated as root by a seccomp filter that makes
@@ -32,6 +33,7 @@ import pytest
 
 from grader.judge.position import Position
 from grader.sandbox import Limits, Sandbox, bwrap_available
+from grader.sandbox.family import own_cgroup, sweep
 from grader.sandbox.layers import bwrap_problem
 from fallback import FALLBACK
 
@@ -145,6 +147,25 @@ def test_what_a_call_starts_is_charged_to_it_and_ends_with_it(
     assert "every process it starts ended when its call ends" in layers
     assert ("(cgroup)" in layers) is (cgroup and ROOT)
     assert gone(marker, 0.5)
+
+
+@pytest.mark.skipif(not ROOT or own_cgroup() is None, reason="no cgroup v2 to write here")
+def test_what_a_killed_grader_left_in_a_cgroup_is_ended_by_the_next_grader() -> None:
+    gone_grader = subprocess.Popen(["true"])
+    gone_grader.wait()                        # a pid nobody has now
+    left = own_cgroup() / f"ttt-sandbox-{gone_grader.pid}-test"
+    left.mkdir()
+    student = subprocess.Popen(["sleep", "60"])
+    try:
+        (left / "cgroup.procs").write_text(str(student.pid))
+        sweep(left.parent)
+        assert student.wait(timeout=10) == -9
+        assert not left.exists()
+    finally:
+        student.kill()
+        student.wait()
+        if left.exists():
+            left.rmdir()
 
 
 # -- the disk, without bubblewrap ------------------------------------------------------------
