@@ -120,16 +120,14 @@ def test_each_file_lands_on_its_own_assignment_one_in_flight_each(course):
     again = course.hand_in("alan", "mm_player.py", MINIMAX, "minimax")
 
     assert carlo.status_code == 201, carlo.text
-    assert (carlo.json()["assignment"], carlo.json()["filename"]) == ("montecarlo",
-                                                                       "mc_player.py")
     assert minimax.status_code == 201, minimax.text
-    assert (minimax.json()["assignment"], minimax.json()["filename"]) == ("minimax",
-                                                                           "mm_player.py")
+    assert (carlo.json()["assignment"], minimax.json()["assignment"]) == ("montecarlo",
+                                                                         "minimax")
     assert again.status_code == 409
     assert "your hand-in 1 of Mini-max Tic-Tac-Toe" in again.json()["error"]
     rows = course.store.history("alan")
-    assert [(row.assignment, row.status) for row in rows] == [("minimax", "queued"),
-                                                              ("montecarlo", "queued")]
+    assert [(row.assignment, row.filename, row.status) for row in rows] == [
+        ("minimax", "mm_player.py", "queued"), ("montecarlo", "mc_player.py", "queued")]
 
 
 def test_the_web_process_never_compiles_a_hand_in(course, monkeypatch):
