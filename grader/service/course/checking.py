@@ -125,7 +125,9 @@ class Checker:
             self._refused.pop(student, None)      # the table holds only those who wait
         return times
 
-    def _admit(self, student: str) -> None:
+    def admit(self, student: str) -> None:
+        """CheckerBusy when no file of ``student`` would be checked now (the page says so
+        before it reads their upload)."""
         if student in self._checking:
             raise CheckerBusy("checking", 5)
         recent = self._recent(student)
@@ -144,7 +146,7 @@ class Checker:
         """Check ``data`` (a file called ``filename``) for ``student``. CheckerBusy when one
         of theirs is being checked or they were refused too often lately; CheckFailed when
         the checker could not run."""
-        self._admit(student)
+        self.admit(student)
         self._checking.add(student)
         try:
             async with self._semaphore():

@@ -138,6 +138,10 @@ async def submit_form(request: Request) -> Response:
     """``POST /submit``: an assignment's form on the home page (a chosen file, or pasted
     code; ``assignment`` names the assignment whose form it is)."""
     identity = auth.require_student(request)
+    try:
+        _admitted(request, identity.student)
+    except Refused as problem:
+        return _home_page(request, identity.student, problem)
     form = await read_form(request)
     auth.require_csrf(request, form)
     upload = form.get("file")
@@ -164,6 +168,17 @@ async def submit_form(request: Request) -> Response:
     except Refused as problem:
         return _home_page(request, identity.student, problem, code, asked)
     return RedirectResponse(path_for(request, "submission", number=row.id), status_code=303)
+
+
+def _admitted(request: Request, student: str) -> None:
+    """Refused (429) before the upload is read when the page would check no file of the
+    student now (one of theirs is being checked, or too many were refused lately)."""
+    checker: Checker = request.app.state.checker
+    try:
+        checker.admit(student)
+    except CheckerBusy as busy:
+        raise refusal_for_checker(busy, checker.limits, now(),
+                                  request.app.state.settings.zone) from None
 
 
 def _expected(store: Store, asked: str | None) -> str:
@@ -305,6 +320,10 @@ async def api_submit(request: Request) -> Response:
         return JSONResponse({"error": "the instructor's token cannot hand in a submission: "
                                       "use a student's"}, 403)
     auth.require_api_csrf(request)
+    try:
+        _admitted(request, identity.student)
+    except Refused as problem:
+        return refused(request, problem)
     form = await read_form(request)
     upload = form.get("file")
     if not isinstance(upload, UploadFile):

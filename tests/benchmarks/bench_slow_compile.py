@@ -1,0 +1,205 @@
+"""The submission page while students hand in a file that is slow to compile, on the loopback.
+
+    python tests/benchmarks/bench_slow_compile.py [--students 20] [--seconds 60] [--rate 20]
+
+Starts ``python -m grader serve`` on 127.0.0.1 (as the README says, with a roster of
+``--students`` + 1), then:
+
+1. Baseline: a normal client reads pages as a student does, ``--rate`` requests a second on
+   a fresh connection each: their home page (HTML), the stylesheet, their history
+   (``GET /api/submissions``), for ``--baseline`` seconds.
+2. The attack: ``--students`` students (in a process of their own), all at once and each
+   again as soon as answered, hand in ``mm_player.py`` of 256 KiB, ``x = f"{a}{a}..."``,
+   which takes some 13 s of CPU to compile (its check is stopped at 2 s), through
+   ``POST /api/submissions``, again ``--pause`` seconds after each answer, for
+   ``--seconds``. The normal client goes on as in 1.
+3. Reports: the normal client's latency p50/p95/p99 and errors, before and during; the
+   attack's answers by status; how many were stored (none may be). Done when the p99
+   during the attack is at most 200 ms.
+
+Before the page checked hand-ins in a child process, three such hand-ins at once held every
+request (the stylesheet's too) for 32 to 67 s. Bounded: the attack lasts ``--seconds`` (at
+most 600), every request has a timeout, the server and the students are stopped at the end.
+Needs httpx (the test extra). Not a test: pytest does not collect bench_*.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import sqlite3
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import httpx
+from serving import clean_up, roster_tokens, start_serving
+
+HOST = "127.0.0.1"            # the loopback only: never a load generator against a real host
+REQUEST_TIMEOUT = 120.0
+MAX_SECONDS = 600.0
+TARGET_P99_MS = 200.0
+SLOW_FILE = b'x = f"' + b"{a}" * (256 * 1024 // 3 - 3) + b'"\n'   # just under 256 KiB
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, default=20,
+                        help="students handing in the slow file at once (default 20)")
+    parser.add_argument("--seconds", type=float, default=60.0,
+                        help="how long they go on (default 60, at most 600)")
+    parser.add_argument("--pause", type=float, default=1.0, metavar="SECONDS",
+                        help="a student hands in again SECONDS after each answer (default 1; "
+                             "0: at once, a flood of uploads)")
+    parser.add_argument("--rate", type=float, default=20.0,
+                        help="the normal client's requests a second (default 20)")
+    parser.add_argument("--baseline", type=float, default=10.0, metavar="SECONDS",
+                        help="the normal client alone first (default 10)")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    args = parser.parse_args(argv)
+    if args.students < 1 or not 0 < args.seconds <= MAX_SECONDS or args.rate <= 0:
+        parser.error(f"--students 1 or more, --seconds in (0, {MAX_SECONDS:g}], --rate above 0")
+    return args
+
+
+def start_server(folder: Path, students: int) -> tuple[object, str, dict[str, str]]:
+    """Import the roster (``probe`` and ``s1``...), then serve: (process, URL, tokens)."""
+    roster = folder / "roster.csv"
+    lines = ["id,name,email", "probe,Probe Student,probe@example.org"]
+    lines += [f"s{n},Student {n},s{n}@example.org" for n in range(1, students + 1)]
+    roster.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    command = [sys.executable, "-m", "grader", "serve", "--data", str(folder / "course"),
+               "--host", HOST]
+    tokens = roster_tokens(command, roster)
+    server, url = start_serving([*command, "--port", "0", "--jobs", "1"],
+                                folder / "server.log")
+    return server, url, tokens
+
+
+# --- the students handing in the slow file (a process of their own) -------------------------
+
+def student(url: str, token: str, until: float, pause: float, answers: Counter,
+            lock: threading.Lock) -> None:
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT,
+                      headers={"authorization": f"Bearer {token}"}) as client:
+        while time.monotonic() < until:
+            try:
+                answer = client.post("/api/submissions",
+                                     files={"file": ("mm_player.py", SLOW_FILE)})
+                kind = f"HTTP {answer.status_code}"
+                if answer.status_code == 400 and "of CPU" in answer.text:
+                    kind += " (over the CPU limit)"
+            except httpx.HTTPError as problem:
+                kind = type(problem).__name__
+            with lock:
+                answers[kind] += 1
+            time.sleep(pause)
+
+
+def students_process(url: str, tokens: list[str], seconds: float, pause: float,
+                     results) -> None:
+    until = time.monotonic() + seconds
+    answers: Counter = Counter()
+    lock = threading.Lock()
+    threads = [threading.Thread(target=student, args=(url, token, until, pause, answers, lock))
+               for token in tokens]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    results.put(dict(answers))
+
+
+# --- the normal client ------------------------------------------------------------------------
+
+def measure(url: str, token: str, rate: float, seconds: float) -> tuple[list[float], Counter]:
+    """Latencies (ms) of requests ``rate`` a second for ``seconds``, each on a fresh
+    connection, and the errors by kind."""
+    latencies: list[float] = []
+    errors: Counter = Counter()
+    paths = ["/", "/static/style.css", "/api/submissions"]
+    until = time.monotonic() + seconds
+    number = 0
+    fresh = httpx.Limits(max_keepalive_connections=0)       # a new connection each time
+    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT, limits=fresh,
+                      headers={"authorization": f"Bearer {token}"}) as client:
+        while time.monotonic() < until:
+            started = time.monotonic()
+            path = paths[number % len(paths)]
+            number += 1
+            try:
+                answer = client.get(path)
+                if answer.status_code != 200:
+                    errors[f"HTTP {answer.status_code}"] += 1
+                else:
+                    latencies.append(1000 * (time.monotonic() - started))
+            except httpx.HTTPError as problem:
+                errors[type(problem).__name__] += 1
+            time.sleep(max(0.0, 1 / rate - (time.monotonic() - started)))
+    return latencies, errors
+
+
+def show(label: str, latencies: list[float], errors: Counter) -> float:
+    if len(latencies) < 2:
+        print(f"{label}: {len(latencies)} answered, errors {dict(errors)}")
+        return float("inf")
+    cuts = statistics.quantiles(latencies, n=100, method="inclusive")
+    print(f"{label}: {len(latencies)} answered, p50 {cuts[49]:.1f} ms, p95 {cuts[94]:.1f} ms, "
+          f"p99 {cuts[98]:.1f} ms, max {max(latencies):.1f} ms; errors "
+          f"{sum(errors.values())} {dict(errors) if errors else ''}", flush=True)
+    return cuts[98]
+
+
+def stored(folder: Path) -> int:
+    database = sqlite3.connect(folder / "course" / "course.sqlite3")
+    try:
+        return database.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+    finally:
+        database.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    folder = Path(tempfile.mkdtemp(prefix="bench-slow-compile-"))
+    print(f"{args.students} students handing in a {len(SLOW_FILE) // 1024} KiB file slow to "
+          f"compile for {args.seconds:g} s (again {args.pause:g} s after each answer), a "
+          f"normal client at {args.rate:g} requests/s; "
+          f"{os.cpu_count()} cores, load now {os.getloadavg()[0]:.1f}; folder {folder}",
+          flush=True)
+    server = None
+    others = None
+    try:
+        server, url, tokens = start_server(folder, args.students)
+        print(f"serving on {url}", flush=True)
+        show("before", *measure(url, tokens["probe"], args.rate, args.baseline))
+        context = multiprocessing.get_context("spawn")
+        results = context.Queue()
+        theirs = [tokens[f"s{n}"] for n in range(1, args.students + 1)]
+        others = context.Process(target=students_process,
+                                 args=(url, theirs, args.seconds, args.pause, results))
+        others.start()
+        time.sleep(0.5)                                   # their first hand-ins are in
+        latencies, errors = measure(url, tokens["probe"], args.rate, args.seconds - 1.0)
+        p99 = show("during", latencies, errors)
+        answers = results.get(timeout=args.seconds + 2 * REQUEST_TIMEOUT)
+        others.join(60)
+        print(f"the students' hand-ins were answered: {answers}; stored: {stored(folder)}; "
+              f"load at the end {os.getloadavg()[0]:.1f}")
+        print(f"{'done' if p99 <= TARGET_P99_MS else 'NOT done'}: p99 during {p99:.1f} ms "
+              f"(target at most {TARGET_P99_MS:g} ms)")
+        return 0 if p99 <= TARGET_P99_MS else 1
+    finally:
+        if others is not None and others.is_alive():
+            others.terminate()
+            others.join(30)
+        clean_up(server, folder, args.keep)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
