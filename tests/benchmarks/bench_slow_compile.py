@@ -29,7 +29,6 @@ import argparse
 import multiprocessing
 import os
 import sqlite3
-import statistics
 import sys
 import tempfile
 import threading
@@ -38,7 +37,8 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
-from serving import clean_up, roster_tokens, start_serving
+from serving import (clean_up, client_options, measure, roster_tokens, show,
+                     start_serving)
 
 HOST = "127.0.0.1"            # the loopback only: never a load generator against a real host
 REQUEST_TIMEOUT = 120.0
@@ -57,11 +57,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pause", type=float, default=1.0, metavar="SECONDS",
                         help="a student hands in again SECONDS after each answer (default 1; "
                              "0: at once, a flood of uploads)")
-    parser.add_argument("--rate", type=float, default=20.0,
-                        help="the normal client's requests a second (default 20)")
-    parser.add_argument("--baseline", type=float, default=10.0, metavar="SECONDS",
-                        help="the normal client alone first (default 10)")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    client_options(parser)
     args = parser.parse_args(argv)
     if args.students < 1 or not 0 < args.seconds <= MAX_SECONDS or args.rate <= 0:
         parser.error(f"--students 1 or more, --seconds in (0, {MAX_SECONDS:g}], --rate above 0")
@@ -118,42 +114,7 @@ def students_process(url: str, tokens: list[str], seconds: float, pause: float,
 
 # --- the normal client ------------------------------------------------------------------------
 
-def measure(url: str, token: str, rate: float, seconds: float) -> tuple[list[float], Counter]:
-    """Latencies (ms) of requests ``rate`` a second for ``seconds``, each on a fresh
-    connection, and the errors by kind."""
-    latencies: list[float] = []
-    errors: Counter = Counter()
-    paths = ["/", "/static/style.css", "/api/submissions"]
-    until = time.monotonic() + seconds
-    number = 0
-    fresh = httpx.Limits(max_keepalive_connections=0)       # a new connection each time
-    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT, limits=fresh,
-                      headers={"authorization": f"Bearer {token}"}) as client:
-        while time.monotonic() < until:
-            started = time.monotonic()
-            path = paths[number % len(paths)]
-            number += 1
-            try:
-                answer = client.get(path)
-                if answer.status_code != 200:
-                    errors[f"HTTP {answer.status_code}"] += 1
-                else:
-                    latencies.append(1000 * (time.monotonic() - started))
-            except httpx.HTTPError as problem:
-                errors[type(problem).__name__] += 1
-            time.sleep(max(0.0, 1 / rate - (time.monotonic() - started)))
-    return latencies, errors
-
-
-def show(label: str, latencies: list[float], errors: Counter) -> float:
-    if len(latencies) < 2:
-        print(f"{label}: {len(latencies)} answered, errors {dict(errors)}")
-        return float("inf")
-    cuts = statistics.quantiles(latencies, n=100, method="inclusive")
-    print(f"{label}: {len(latencies)} answered, p50 {cuts[49]:.1f} ms, p95 {cuts[94]:.1f} ms, "
-          f"p99 {cuts[98]:.1f} ms, max {max(latencies):.1f} ms; errors "
-          f"{sum(errors.values())} {dict(errors) if errors else ''}", flush=True)
-    return cuts[98]
+PATHS = ["/", "/static/style.css", "/api/submissions"]    # the home page, its style, history
 
 
 def stored(folder: Path) -> int:
@@ -177,7 +138,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server, url, tokens = start_server(folder, args.students)
         print(f"serving on {url}", flush=True)
-        show("before", *measure(url, tokens["probe"], args.rate, args.baseline))
+        show("before", *measure(url, tokens["probe"], args.rate, args.baseline, PATHS,
+                                REQUEST_TIMEOUT))
         context = multiprocessing.get_context("spawn")
         results = context.Queue()
         theirs = [tokens[f"s{n}"] for n in range(1, args.students + 1)]
@@ -185,8 +147,9 @@ def main(argv: list[str] | None = None) -> int:
                                  args=(url, theirs, args.seconds, args.pause, results))
         others.start()
         time.sleep(0.5)                                   # their first hand-ins are in
-        latencies, errors = measure(url, tokens["probe"], args.rate, args.seconds - 1.0)
-        p99 = show("during", latencies, errors)
+        latencies, errors = measure(url, tokens["probe"], args.rate, args.seconds - 1.0, PATHS,
+                                    REQUEST_TIMEOUT)
+        p99 = show("during", latencies, errors)[1]
         answers = results.get(timeout=args.seconds + 2 * REQUEST_TIMEOUT)
         others.join(60)
         print(f"the students' hand-ins were answered: {answers}; stored: {stored(folder)}; "
