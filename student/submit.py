@@ -361,15 +361,18 @@ def page_limit(link: Link) -> int | None:
 
 
 def show_size(size: int) -> str:
-    """
-    >>> show_size(5_000_000), show_size(262144), show_size(300)
-    ('4.8 MiB', '256 KiB', '300 bytes')
+    """A size as the page says it.
+
+    >>> show_size(5_000_000), show_size(262144), show_size(2000), show_size(300)
+    ('4.8 MiB', '256 KiB', '2.0 KiB', '300 bytes')
     """
     if size < 1024:
         return f"{size} bytes"
+    if size < 10 * 1024:
+        return f"{size / 1024:.1f} KiB"
     if size < 1024 * 1024:
-        return f"{size / 1024:.3g} KiB"
-    return f"{size / 1024 / 1024:.2g} MiB"
+        return f"{size // 1024} KiB"
+    return f"{size / 1024 / 1024:.1f} MiB"
 
 
 def status(link: Link, submission_id: int) -> dict[str, Any]:
