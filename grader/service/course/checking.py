@@ -157,16 +157,21 @@ class Checker:
 
 async def run_child(data: bytes, filename: str, limits: CheckLimits) -> Checked:
     """One check in a child process (see the module's docstring)."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", CHILD, str(limits.cpu_seconds), str(limits.memory_bytes),
-        filename, cwd=HOME, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE)
+    try:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", CHILD, str(limits.cpu_seconds), str(limits.memory_bytes),
+            filename, cwd=HOME, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    except OSError as problem:             # no process to be had (EAGAIN, say)
+        raise CheckFailed(f"the hand-in checker could not start: {problem}") from None
     try:
         out, err = await asyncio.wait_for(process.communicate(data), limits.wall_seconds)
     except asyncio.TimeoutError:
-        process.kill()
-        await process.wait()
         return Checked(limit="time")
+    finally:
+        if process.returncode is None:     # past the wall timeout, or the request cancelled
+            process.kill()
+            await process.wait()
     code = process.returncode
     if code in (-signal.SIGXCPU, -signal.SIGKILL):        # its soft, then hard CPU limit
         return Checked(limit="cpu")
