@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from browser_helpers import new_page
 from service_helpers import serve_without_grading
-from test_hand_in_door import MINIMAX, MONTECARLO, Course, course_data
+from test_hand_in_door import MINIMAX, MONTECARLO, NEITHER, Course, course_data
 
 pytest.importorskip("playwright.sync_api", reason="Playwright is not installed "
                     "(pip install -e '.[test]')")
@@ -64,6 +64,11 @@ def test_each_form_takes_its_assignments_file_only(chromium, tmp_path: Path, sho
             assert "does not define mc_trial(board, player)" in refusal
             assert "It looks like a Mini-max Tic-Tac-Toe player (mm_player.py" in refusal
             assert "def mm_move" in ada.input_value("form.handin textarea[name=code]")
+            ada.fill("form.handin textarea[name=code]", "")
+            hand_in(ada, code=NEITHER.decode())                 # a file for neither
+            refusal = ada.inner_text("p.refusal")
+            assert "does not define mc_trial(board, player)" in refusal
+            assert "hand in your mc_player.py" in refusal
             assert course_data(course.store) == before
             ada.fill("form.handin textarea[name=code]", "")
             hand_in(ada, code=MONTECARLO.decode())
@@ -85,6 +90,6 @@ def test_each_form_takes_its_assignments_file_only(chromium, tmp_path: Path, sho
         filed = [(row.assignment, row.filename) for row in course.store.history("ada")]
         assert filed == [("minimax", "mm_player.py"), ("montecarlo", "mc_player.py (pasted)")]
         refused = [one for one in problems if "status of 400" in one and "/submit" in one]
-        assert len(refused) == 2 and len(problems) == 2, problems   # the two refusals only
+        assert len(refused) == 3 and len(problems) == 3, problems   # the refusals only
     finally:
         course.store.close()

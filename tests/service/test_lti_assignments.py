@@ -172,7 +172,7 @@ def test_each_link_is_bound_to_its_assignment_and_a_student_lands_on_it(tool, bo
 def test_a_hand_in_from_a_link_is_for_its_assignment_only(tool, bound_links):
     """The Monte Carlo link's page takes a Monte Carlo file, and refuses a minimax one with
     the course unchanged (nothing is graded here: the tool's queue is not started)."""
-    from test_hand_in_door import MINIMAX, MONTECARLO, course_data
+    from test_hand_in_door import MINIMAX, MONTECARLO, NEITHER, course_data
     with tool.browser() as ada:
         page = bound_links.open("ada", MONTECARLO_LINK, ada)
         form = {"csrf": csrf_of(page), "assignment": re.search(
@@ -183,6 +183,9 @@ def test_a_hand_in_from_a_link_is_for_its_assignment_only(tool, bound_links):
                            files={"file": ("mm_player.py", MINIMAX)})
         assert refused.status_code == 400
         assert "is not a hand-in for Monte Carlo Tic-Tac-Toe" in html.unescape(refused.text)
+        neither = ada.post(tool.url + "/submit", data=form,
+                           files={"file": ("player.py", NEITHER)})
+        assert neither.status_code == 400 and "does not define mc_trial" in neither.text
         assert course_data(tool.store) == before
         taken = ada.post(tool.url + "/submit", data=form,
                          files={"file": ("mc_player.py", MONTECARLO)})
