@@ -46,14 +46,14 @@ class Course:
     """A course of the minimax and the Monte Carlo assignments, students ada, alan and
     grace, served in this process; ``api(who)`` is a student's JSON client."""
 
-    def __init__(self, data: Path, limits: CheckLimits | None = None) -> None:
+    def __init__(self, data: Path, limits: CheckLimits | None = None, per_hour: int = 10) -> None:
         self.store = open_store(data)
         self.store.ensure_instructor()
         self.store.upsert_students([(name, name.title(), f"{name}@example.org")
                                     for name in ("ada", "alan", "grace")])
         course_assignments.add(self.store, "minimax", who="instructor")
         course_assignments.add(self.store, "montecarlo", who="instructor")
-        self.app = create_app(ServiceSettings(data=data), self.store)
+        self.app = create_app(ServiceSettings(data=data, per_hour=per_hour), self.store)
         if limits is not None:
             self.app.state.checker = Checker(limits)
 
@@ -128,6 +128,24 @@ def test_each_file_lands_on_its_own_assignment_one_in_flight_each(course):
     rows = course.store.history("alan")
     assert [(row.assignment, row.filename, row.status) for row in rows] == [
         ("minimax", "mm_player.py", "queued"), ("montecarlo", "mc_player.py", "queued")]
+
+
+def test_the_hourly_limit_counts_every_assignment_together(tmp_path):
+    """As the docs say: hand-ins per student per hour, all assignments together."""
+    made = Course(tmp_path / "course", per_hour=2)
+    try:
+        for name, data in (("mc_player.py", MONTECARLO), ("mm_player.py", MINIMAX)):
+            assert made.hand_in("ada", name, data).status_code == 201
+        for _ in range(2):                           # graded: nothing in flight
+            row = made.store.claim_next("test")
+            made.store.finish(row.id, score=50.0, max_score=100.0, results_json="{}",
+                              report_text="report", seconds=1.0)
+        third = made.hand_in("ada", "mm_player.py", MINIMAX)
+        assert third.status_code == 429
+        assert "limit of hand-ins per hour (2, all assignments together)" in \
+            third.json()["error"]
+    finally:
+        made.store.close()
 
 
 def test_the_web_process_never_compiles_a_hand_in(course, monkeypatch):
