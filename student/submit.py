@@ -268,15 +268,15 @@ def _elsewhere(url: str, newurl: str) -> str:
 
     >>> print(_elsewhere("http://page.example/api/limits", "https://page.example/api/limits"))
     The submission page at http://page.example sent the request on to https://page.example: not followed, and your link's token was not sent there.
-    The page is served over HTTPS: give its https:// link once (--link https://page.example/s/TOKEN, with your token).
+    The page is served over HTTPS: give your link once more with https:// in place of http:// (--link https://...).
     """
     old, new = urllib.parse.urlsplit(url), urllib.parse.urlsplit(newurl)
     said = (f"The submission page at {old.scheme}://{old.netloc} sent the request on to "
             f"{new.scheme}://{new.netloc}: not followed, and your link's token was not sent "
             "there.")
     if new.scheme == "https" and old.scheme == "http" and new.hostname == old.hostname:
-        return said + ("\nThe page is served over HTTPS: give its https:// link once (--link "
-                       f"https://{new.netloc}/s/TOKEN, with your token).")
+        return said + ("\nThe page is served over HTTPS: give your link once more with "
+                       "https:// in place of http:// (--link https://...).")
     return said + "\nIf the page moved, ask your instructor for its new link."
 
 
@@ -566,9 +566,13 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
                            "in only your player's file (a test or a saved game does not "
                            "belong in it).")
         received = hand_in_for(link, path, args.assignment)
-    except (Refused, TooLarge) as refusal:
-        if getattr(refusal, "status", None) != 401 and args.link:
+    except Refused as refusal:
+        if refusal.status != 401 and args.link:
             save_link(link, args.config)     # the server knew the token: keep it
+        raise
+    except TooLarge:
+        if args.link:
+            save_link(link, args.config)     # the server told its limit: it knew the token
         raise
     if args.link:
         save_link(link, args.config)
