@@ -90,7 +90,7 @@ def _limit_myself(cpu_seconds: int, memory_bytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
     resource.setrlimit(resource.RLIMIT_AS, (memory_bytes, memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))          # it writes no file
-    os.nice(5)                                    # the pages' requests come first
+    os.nice(10)                                   # the pages' requests come first
 
 
 def main(argv: list[str]) -> int:
