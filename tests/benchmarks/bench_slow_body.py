@@ -42,7 +42,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from serving import (clean_up, client_options, measure, roster_tokens, show,
+from serving import (bench_parser, clean_up, client_options, measure, roster_tokens, show,
                      start_serving)
 
 HERE = Path(__file__).resolve().parent
@@ -54,12 +54,9 @@ TARGET_P95_MS = 200.0
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = bench_parser(__doc__, "the attack")
     parser.add_argument("--attackers", type=int, default=400,
                         help="slow-body connections held open (default 400)")
-    parser.add_argument("--seconds", type=float, default=60.0,
-                        help="how long the attack lasts (default 60, at most 600)")
     parser.add_argument("--trickle", type=float, default=1.0, metavar="SECONDS",
                         help="an attacker sends one byte every SECONDS (default 1)")
     parser.add_argument("--nofile", type=int, default=1024, metavar="N",
@@ -208,10 +205,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{p95:.1f} ms (target under {TARGET_P95_MS:g} ms)")
         return 0 if p95 < TARGET_P95_MS else 1
     finally:
-        if attackers is not None and attackers.is_alive():
-            attackers.terminate()
-            attackers.join(30)
-        clean_up(server, folder, args.keep)
+        clean_up(server, folder, args.keep, attackers)
 
 
 if __name__ == "__main__":

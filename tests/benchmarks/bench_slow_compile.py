@@ -37,7 +37,7 @@ from collections import Counter
 from pathlib import Path
 
 import httpx
-from serving import (clean_up, client_options, measure, roster_tokens, show,
+from serving import (bench_parser, clean_up, client_options, measure, roster_tokens, show,
                      start_serving)
 
 HOST = "127.0.0.1"            # the loopback only: never a load generator against a real host
@@ -48,12 +48,9 @@ SLOW_FILE = b'x = f"' + b"{a}" * (256 * 1024 // 3 - 3) + b'"\n'   # just under 2
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = bench_parser(__doc__, "the hand-ins")
     parser.add_argument("--students", type=int, default=20,
                         help="students handing in the slow file at once (default 20)")
-    parser.add_argument("--seconds", type=float, default=60.0,
-                        help="how long they go on (default 60, at most 600)")
     parser.add_argument("--pause", type=float, default=1.0, metavar="SECONDS",
                         help="a student hands in again SECONDS after each answer (default 1; "
                              "0: at once, a flood of uploads)")
@@ -171,10 +168,7 @@ def main(argv: list[str] | None = None) -> int:
               f"(target at most {TARGET_P99_MS:g} ms)")
         return 0 if p99 <= TARGET_P99_MS else 1
     finally:
-        if others is not None and others.is_alive():
-            others.terminate()
-            others.join(30)
-        clean_up(server, folder, args.keep)
+        clean_up(server, folder, args.keep, others)
 
 
 if __name__ == "__main__":

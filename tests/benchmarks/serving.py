@@ -23,7 +23,7 @@ import subprocess
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 PROJECT = Path(__file__).resolve().parent.parent.parent
 
@@ -67,9 +67,14 @@ def stop_server(server: subprocess.Popen) -> None:
             server.wait()
 
 
-def clean_up(server: subprocess.Popen | None, folder: Path, keep: bool) -> None:
-    """Stop the server (if it started), then remove the benchmark's ``folder`` unless
+def clean_up(server: subprocess.Popen | None, folder: Path, keep: bool,
+             helper: Any = None) -> None:
+    """Stop the benchmark's ``helper`` process (a multiprocessing Process, if it is still
+    alive) and the server (if it started), then remove the benchmark's ``folder`` unless
     ``keep`` (--keep), saying where it is kept."""
+    if helper is not None and helper.is_alive():
+        helper.terminate()
+        helper.join(30)
     if server is not None:
         stop_server(server)
     if keep:
@@ -116,6 +121,16 @@ def show(label: str, latencies: list[float], errors: Counter) -> tuple[float, fl
           f"p99 {cuts[98]:.1f} ms, max {max(latencies):.1f} ms; errors "
           f"{sum(errors.values())} {dict(errors) if errors else ''}", flush=True)
     return cuts[94], cuts[98]
+
+
+def bench_parser(doc: str, what_lasts: str) -> argparse.ArgumentParser:
+    """A benchmark's parser (its docstring's first paragraph), with ``--seconds``: how long
+    ``what_lasts`` lasts (default 60, at most 600)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=60.0,
+                        help=f"how long {what_lasts} lasts (default 60, at most 600)")
+    return parser
 
 
 def client_options(parser: argparse.ArgumentParser) -> None:
