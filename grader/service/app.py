@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from grader.service import lti, read_only, sessions
 from grader.service.course import auth, course_dates
+from grader.service.course.checking import Checker
 from grader.service.course.folder import secure_course_folder
 from grader.service.course.intake import show_size
 from grader.service.course.storage import Store
@@ -175,7 +176,7 @@ async def _http_error(request: Request, problem: Exception) -> Response:
     status = problem.status_code
     if status == 413:
         limit = show_size(request.app.state.settings.max_size)
-        message = f"the request is too large: the limit for mm_player.py is {limit}"
+        message = f"the request is too large: the limit for a hand-in's file is {limit}"
     elif status == 404 and problem.detail in ("Not Found", None):
         message = "there is no such page"
     elif status == 405:
@@ -307,6 +308,7 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
                     lifespan=lifespan)
     app.state.store = store
     app.state.queue = queue
+    app.state.checker = Checker()          # hand-ins are read in a child, never here
     app.state.settings = settings
     app.state.sessions = server_sessions
     app.state.templates = templates

@@ -96,6 +96,8 @@ class _State:
 def main(config_text):
     """Set the process up, then serve requests until the parent closes the pipe."""
     config = _loads(config_text)
+    if config.get("supervise"):   # outside bubblewrap: a subreaper that stays behind
+        confine.supervise()
     sys.argv[:] = [config["file"]]  # the channel's fd numbers are not the student's business
     low, high = confine.fd_range()
     req_fd = confine.hide_fd(config["req"], low, high)
@@ -120,10 +122,14 @@ def main(config_text):
             hello["read_cap"] = confine.become(config["uid"], config["gid"], config.get("read_cap"))
         except OSError as exc:  # no CAP_SETUID (a container that dropped it): stay root
             hello["uid_error"] = str(exc)
+    hello["caps"] = confine.capabilities()   # before Landlock hides /proc
     try:
         hello["landlock"] = confine.landlock(config.get("landlock"))
     except OSError as exc:  # nothing was restricted: restrict_self is the only step that does
         hello["landlock"], hello["landlock_error"] = 0, str(exc)
+    if hello.get("read_cap") and not hello["landlock"]:  # never past file permissions unconfined
+        hello["read_cap"] = confine.drop_read_cap()
+        hello["caps"] = confine.capabilities()
     hello["rlimits"] = confine.set_rlimits(config["rlimits"])
     hello["uid"] = os.getuid()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long file write fails, not kills

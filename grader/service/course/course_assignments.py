@@ -13,7 +13,7 @@ change log (kind "assignment").
     update(store, "minimax", who="instructor", opened=False)
     remove(store, "montecarlo", who="instructor")       # refused while it has hand-ins
     listing(store)                                       # in the course's order
-    for_hand_in(store, asked=None, source=text)          # which one a file is handed in for
+    for_hand_in(store, asked=None, defined={"mm_move"})  # which one a file is handed in for
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
-from grader.assignments import AssignmentError, get as get_assignment, recognise
+from grader.assignments import Assignment, AssignmentError, available, get as get_assignment
+from grader.sandbox.submission import SIGNATURES
 from grader.service.course import record_queries
+from grader.service.course.intake import expected_file
 from grader.service.course.storage import Store
 from grader.service.course.times import utc_now
 from grader.suite.config import Config, ConfigError
@@ -287,35 +289,90 @@ def set_own(db: Any, name: str, key: str, value: str | None) -> None:
                    "key) DO UPDATE SET value = excluded.value", (name, key, value))
 
 
-def for_hand_in(store: Store, asked: str | None, source: str) -> CourseAssignment:
-    """The assignment a hand-in is for: the one asked (it must be the course's and open),
-    else the one whose functions the file defines (if the course has it open), else the
-    course's only open one. AssignmentRefused says which to choose when none of these holds.
+def for_hand_in(store: Store, asked: str | None, defined: Collection[str]) -> CourseAssignment:
+    """The assignment a hand-in is for, from ``defined`` (the names the file defines, as
+    ``checking`` read them): the one ``asked`` (it must be the course's and open), else the
+    one whose functions the file defines (``recognise``: the most of them), when the course
+    has it open. Either way the file must define all its functions. Never an assignment
+    because it is the only one open: AssignmentRefused says what is missing, which
+    assignment the file looks like, and which are open.
 
-    A closed assignment takes no hand-in."""
-    open_ones = [one for one in listing(store) if one.opened]
+    >>> _looks_like({"mc_move", "mc_trial"}).name, _looks_like({"x"})
+    ('montecarlo', None)
+    """
+    every = listing(store)
+    open_ones = [one for one in every if one.opened]
+    names = set(defined)
     if asked:
         found = chosen(store, asked)
-        if not found.opened:
-            raise AssignmentRefused(f"the assignment {found.title} ({found.name}) is closed: "
-                                    "it takes no hand-ins now"
-                                    + _open_list(open_ones))
-        return found
-    if not open_ones:
+    elif not open_ones:
         raise AssignmentRefused("no assignment of this course takes hand-ins now")
-    if len(open_ones) == 1:
-        return open_ones[0]
-    recognised = recognise(source)
-    match = next((one for one in open_ones if recognised is not None
-                  and one.name == recognised.name), None)
-    if match is not None:
-        return match
-    raise AssignmentRefused("say which assignment this hand-in is for (the file defines none "
-                            "of their functions)" + _open_list(open_ones))
+    else:
+        known = _looks_like(names)
+        if known is None:
+            raise AssignmentRefused(
+                "say which assignment this hand-in is for: this file defines none of the "
+                "functions of this course's open assignments ("
+                + "; ".join(f"{one.title}: {', '.join(_wanted(one.name))}"
+                            for one in open_ones) + ")" + _open_list(open_ones))
+        found = find(store, known.name)
+        if found is None:
+            raise AssignmentRefused(
+                f"this file is a {known.title} player ({_defines(known, names)}), an "
+                "assignment this course does not have" + _open_list(open_ones))
+    if not found.opened:
+        raise AssignmentRefused(f"the assignment {found.title} ({found.name}) is closed: "
+                                "it takes no hand-ins now" + _open_list(open_ones))
+    missing = [name for name in _wanted(found.name) if name not in names]
+    if missing:
+        raise AssignmentRefused(_not_for(found, missing, names, every))
+    return found
+
+
+def _wanted(name: str) -> tuple[str, ...]:
+    """The functions a hand-in for the assignment ``name`` must define."""
+    try:
+        return get_assignment(name).functions
+    except AssignmentError:          # an instructor's package that no longer loads
+        return ()
+
+
+def _looks_like(names: set[str], besides: str = "") -> Assignment | None:
+    """The grader's assignment (other than ``besides``) whose recognising functions
+    ``names`` hold the most of (the first on a tie), or None when they hold none."""
+    best, count = None, 0
+    for assignment in available():
+        mine = len(names & set(assignment.recognise))
+        if assignment.name != besides and mine > count:
+            best, count = assignment, mine
+    return best
+
+
+def _defines(assignment: Assignment, names: set[str]) -> str:
+    held = [name for name in assignment.recognise if name in names]
+    return f"it defines {', '.join(held)}"
+
+
+def _not_for(found: CourseAssignment, missing: list[str], names: set[str],
+             every: list[CourseAssignment]) -> str:
+    """Why a file is not a hand-in for ``found``: what it lacks, and what it looks like."""
+    signatures = ", ".join(SIGNATURES.get(name, f"{name}(...)") for name in missing)
+    said = (f"this file is not a hand-in for {found.title}: it does not define "
+            f"{signatures}")
+    other = _looks_like(names, besides=found.name)
+    if other is None:
+        return said + f" (hand in your {expected_file(found.name)}, the file you wrote it in)"
+    theirs = next((one for one in every if one.name == other.name), None)
+    said += (f". It looks like a {other.title} player ({expected_file(other.name)}: "
+             f"{_defines(other, names)})")
+    if theirs is None:
+        return said + ", an assignment this course does not have"
+    if not theirs.opened:
+        return said + f"; that assignment ({theirs.name}) is closed"
+    return said + f": hand it in for {theirs.title} ({theirs.name}) instead"
 
 
 def _open_list(open_ones: list[CourseAssignment]) -> str:
     if not open_ones:
         return ""
     return "; open now: " + ", ".join(f"{one.title} ({one.name})" for one in open_ones)
-
