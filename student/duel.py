@@ -24,11 +24,12 @@ import random
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Sequence, TextIO
+from typing import Callable, Sequence, TextIO
 
 from provided import console
 from provided.board import DRAW, PLAYERO, PLAYERX, TTTBoard
 from provided.game import IllegalMoveError
+from student.output import Progress
 from student.players import MC_PLAYER, STUDENT_PLAYER, not_written_message, ntrials_of
 
 DEFAULT_GAMES = 20
@@ -36,6 +37,11 @@ DEFAULT_SEED = 1
 DEFAULT_TRIALS = 100   # when the Monte Carlo file has no NTRIALS worth playing with
 NAMES = {STUDENT_PLAYER: "your minimax", MC_PLAYER: "your Monte Carlo"}
 
+SLOW_SIZE = 4   # from this size a plain minimax takes minutes a move, or far more
+SLOW_NOTE = ("note: on a {size}x{size} board a plain minimax searches millions of positions "
+             "for each of its first moves: minutes a move, or far more. Each game is said as it "
+             "starts (stderr); Ctrl-C stops the duel and prints the games played. A quicker "
+             "duel: --size 3, or -a perfect.")
 THINK_ABOUT = (
     "To think about (the course's question): in which situations does Minimax or Monte "
     "Carlo make the better player? Try more or fewer --trials, --size 4 (where a plain "
@@ -87,10 +93,13 @@ def duel_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def duel_main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -> int:
+def duel_main(argv: Sequence[str] | None = None, stdout: TextIO | None = None,
+              stderr: TextIO | None = None) -> int:
     """Parse the options, play the games, print the table; return the exit status (0 the
-    games were played, 1 a player failed or is not written, 2 bad options)."""
+    games were played, 1 a player failed or is not written, 2 bad options). Which game is
+    played (and, in a terminal, which move) is said on ``stderr`` as it goes."""
     stdout = sys.stdout if stdout is None else stdout
+    progress = Progress(sys.stderr if stderr is None else stderr, "duel")
     parser = duel_parser()
     try:
         args = parser.parse_args(argv)
@@ -123,35 +132,57 @@ def duel_main(argv: Sequence[str] | None = None, stdout: TextIO | None = None) -
     print(f"Duel on {args.size}x{args.size}{mode}: A = {_label(args.a)}, B = {_label(args.b)}; "
           f"{args.games} games, A plays X in the odd ones; {trials} trials; seed {args.seed}.",
           file=stdout)
+    if args.size >= SLOW_SIZE and any(_minimax(spec) for spec in (args.a, args.b)):
+        print(SLOW_NOTE.format(size=args.size), file=progress.stream)
     tallies = {"a": Tally(), "b": Tally()}
     for game in range(args.games):
         sides = ("a", "b") if game % 2 == 0 else ("b", "a")
         random.seed(args.seed * 1_000_003 + game)   # the students' own random
+        said = f"game {game + 1} of {args.games} ({sides[0].upper()} plays X)"
+        progress(said)
         try:
             winner = _play(TTTBoard(args.size, args.reverse),
                            {PLAYERX: players[sides[0]], PLAYERO: players[sides[1]]},
-                           {PLAYERX: tallies[sides[0]], PLAYERO: tallies[sides[1]]}, trials)
+                           {PLAYERX: tallies[sides[0]], PLAYERO: tallies[sides[1]]}, trials,
+                           lambda moves: progress(f"{said}, move {moves + 1}", step=False))
         except (console.MoveFunctionError, IllegalMoveError) as exc:
+            progress.clear()
             print(f"Duel stopped in game {game + 1}: {exc}", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
+            progress.clear()
             print(f"\nDuel stopped (Ctrl-C) after {game} games.", file=stdout)
             break
         tallies[sides[0]].add(PLAYERX, winner)
         tallies[sides[1]].add(PLAYERO, winner)
+    progress.clear()
     for line in table(tallies["a"], tallies["b"]):
         print(line, file=stdout)
     print(THINK_ABOUT, file=stdout)
     return 0
 
 
+def _minimax(spec: str) -> bool:
+    """Whether a player spec is a minimax of the student's (its move_wrapper).
+
+    >>> _minimax(STUDENT_PLAYER), _minimax("~/hw/mm_player.py:move_wrapper"), _minimax("perfect")
+    (True, True, False)
+    """
+    return spec == STUDENT_PLAYER or spec.endswith(":move_wrapper")
+
+
 def _play(board: TTTBoard, players: dict[int, console.Player], tallies: dict[int, Tally],
-          trials: int) -> int:
-    """One game, without printing it; each move timed into its player's tally."""
+          trials: int, moving: Callable[[int], None] = lambda moves: None) -> int:
+    """One game, without printing it; each move timed into its player's tally, and
+    ``moving(moves so far)`` told before it."""
+    played = [0]   # moves of this game so far
+
     def timed(side: int) -> console.Player:
         player, tally = players[side], tallies[side]
 
         def move(board: TTTBoard, who: int, trials: int) -> tuple[int, int]:
+            moving(played[0])
+            played[0] += 1
             start = time.perf_counter()
             try:
                 return player.move_function(board, who, trials)  # type: ignore[misc]

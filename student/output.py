@@ -1,25 +1,26 @@
-"""What ``python -m student check`` prints besides the verdicts, for either assignment:
-what the student's code printed (labelled, capped) and the games it starts when imported.
+"""What ``python -m student check`` prints besides the verdicts: what the student's code
+printed (labelled, capped), the games it starts when imported, and (``duel`` too) what is
+being done now.
 
 >>> import io
 >>> output = CheckOutput(io.StringIO())
->>> output.show_printed("mc_move", ["hello"], 1)
+>>> output.show_printed("your code", ["hello"], 1)
 >>> print(output.stdout.getvalue(), end="")
-        mc_move printed 1 line:
+        your code printed 1 line:
         | hello
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence, TextIO
+from typing import Sequence, TextIO
 
-PRINTED_PER_CALL = 5   # lines of what a function printed shown under a check
+PRINTED_PER_CALL = 5   # lines of what a check's calls printed shown under it
 PRINTED_IN_ALL = 30    # and in the whole run: after that, only how many lines
 PAD = "        "      # under a check's line
 
 
 class CheckOutput:
-    """Writes a check run's lines on ``stdout``, and keeps count of the printed lines shown."""
+    """Writes a check run's lines on ``stdout``, and keeps count of what it said."""
 
     def __init__(self, stdout: TextIO) -> None:
         self.stdout = stdout
@@ -30,20 +31,7 @@ class CheckOutput:
         self.shown_details: set[str] = set()   # a failure's details, each shown once
 
     def say(self, text: str) -> None:
-        print(text, file=self.stdout)
-
-    def tally(self, name: str, verdict: Any, failure: Callable[..., str]) -> None:
-        """Count one check's verdict and say it: "ok" and the check's ``name``, or
-        ``failure(verdict, repeated=...)``, ``repeated`` when its details (a traceback,
-        usually) were shown for an earlier check. Its notes are kept for the end."""
-        self.notes.update(dict.fromkeys(verdict.notes))
-        if verdict.passed:
-            self.passed += 1
-            self.say(f"  ok    {name}")
-        else:
-            self.failed += 1
-            self.say(failure(verdict, repeated=verdict.details in self.shown_details))
-            self.shown_details.add(verdict.details)
+        print(text, file=self.stdout, flush=True)
 
     def show_printed(self, who: str, lines: Sequence[str], count: int, when: str = "",
                      indent: str = PAD) -> None:
@@ -64,8 +52,57 @@ class CheckOutput:
 
 
 def paused_note(calls: Sequence[str], file_name: str = "mm_player.py") -> str:
-    """What to say about games a file plays when imported (they were not played)."""
+    """What to say about games a file plays when imported (they were not played).
+
+    >>> paused_note(["run_gui"])[:54]
+    'note: your file calls run_gui(...) when it is imported'
+    """
     names = " and ".join(f"{name}(...)" for name in dict.fromkeys(calls))
     return (f"note: your file calls {names} when it is imported; the checks skip that call, "
             f"and so does the grader (running the file itself, python {file_name}, still "
             "plays).")
+
+
+class Progress:
+    """What a command is doing now, on ``stream`` (stderr): its results stay on stdout.
+
+    In a terminal, one line rewritten in place and cleared when the work is done; else (a
+    log, CI, a test) a line per step, prefixed with the command's name (a text that is no
+    step, ``step=False``, is for a terminal only).
+
+    >>> import io
+    >>> log = io.StringIO()
+    >>> progress = Progress(log)
+    >>> progress("timing the speed of mm_player.py")
+    >>> progress("still timing", step=False)
+    >>> progress.clear()
+    >>> log.getvalue()
+    'check: timing the speed of mm_player.py\\n'
+    """
+
+    def __init__(self, stream: TextIO, prefix: str = "check") -> None:
+        self.stream = stream
+        self.prefix = prefix
+        try:
+            self.live = stream.isatty()
+        except (AttributeError, ValueError):   # a closed or unusual stream: plain lines
+            self.live = False
+        self.shown = False   # a line in place is on the terminal now
+
+    def __call__(self, text: str, step: bool = True) -> None:
+        if self.live:
+            # \r then "erase to the end of the line": the shorter line leaves nothing behind.
+            self.stream.write(f"\r\x1b[K  {text} ...")
+            self.shown = True
+        elif step:
+            self.stream.write(f"{self.prefix}: {text}\n")
+        else:
+            return
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """Erase the line in place, before the results are printed."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False

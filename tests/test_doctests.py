@@ -25,7 +25,7 @@ def test_every_room_is_there():
     rooms = {name.split(".")[1] for name in MODULES if name.startswith("grader.")}
     assert {"judge", "timing", "sandbox", "suite", "classroom", "cli"} <= rooms
     assert {"provided.board", "provided.gui", "provided.gui.command",
-            "student.checks"} <= set(MODULES)
+            "student.check"} <= set(MODULES)
 
 
 @pytest.mark.parametrize("name", MODULES)

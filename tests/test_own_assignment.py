@@ -4,7 +4,8 @@ The guide (docs/maintainers/assignments.md) walks through docs/examples/ttt-winn
 package whose entry point in the group ``grader.assignments`` gives the assignment
 ``winner``. Here it is installed with real pip (``--target``, no network) and its own
 known-answer files are graded by ``python -m grader grade`` in a child process, with and
-without ``--assignment``: so the guide cannot rot.
+without ``--assignment``, and checked by ``python -m student check`` as its students check
+them (its public checks, in the grader's words): so the guide cannot rot.
 
 An entry point that is broken (its object is not an Assignment, or its module raises on
 import) is left out with a message, and the course's assignments grade as before.
@@ -26,10 +27,9 @@ EXAMPLE = ROOT / "docs" / "examples" / "ttt-winner"
 MINIMAX_CORRECT = ROOT / "grader" / "assignments" / "minimax" / "submissions" / "correct_pruned.py"
 
 
-@pytest.fixture(scope="module")
-def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder where the example is installed, as ``pip install --target`` leaves it."""
-    work = tmp_path_factory.mktemp("own")
+def install_example(work: Path) -> Path:
+    """Install the example with real pip in ``work``; the folder it was installed in, as
+    ``pip install --target`` leaves it (tests/classroom/test_handout.py installs it so too)."""
     source = work / "ttt-winner"   # a copy: pip builds in the source tree (build/, egg-info)
     shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info",
                                                                    "__pycache__"))
@@ -39,6 +39,12 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                            str(source)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     return target
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder where the example is installed, as ``pip install --target`` leaves it."""
+    return install_example(tmp_path_factory.mktemp("own"))
 
 
 def grade(path: Path, out: Path, pythonpath: Path, *more: str) -> tuple[str, str, dict]:
@@ -77,6 +83,36 @@ def test_the_example_is_graded_as_its_known_answers_say(site: Path, tmp_path: Pa
     assert "[-26.67 pts] diagonals: 2 of 3 checks failed" in reports["buggy.py"]
     assert "winner([['X', 'X', 'O'], ['X', 'O', ' '], ['O', ' ', ' ']]) expected 'O' but " \
            "received None" in reports["buggy.py"]
+
+
+def student_check(path: Path, pythonpath: Path, *more: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(pythonpath))
+    return subprocess.run([sys.executable, "-m", "student", "check", str(path), *more],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+
+
+def test_its_students_check_its_known_answers_with_its_public_checks(site: Path) -> None:
+    """The correct answer passes its public checks; the buggy one fails the one that shows
+    its bug, in the grader's words; its students' template says what to fill in."""
+    submissions = site / "ttt_winner" / "submissions"
+    correct = student_check(submissions / "correct.py", site)
+    assert correct.returncode == 0, correct.stdout + correct.stderr
+    assert correct.stdout.startswith(f"Checking {submissions / 'correct.py'} (Who won? "
+                                     "(Tic-Tac-Toe), the winner assignment): 3 checks.\n")
+    assert correct.stdout.rstrip().endswith("3 passed, 0 failed")   # no speed part of its own
+    buggy = student_check(submissions / "buggy.py", site)
+    assert buggy.returncode == 1
+    assert ("  FAIL  the diagonal from the top right wins\n"
+            "        winner([['X', 'X', 'O'], ['X', 'O', ' '], ['O', ' ', ' ']])\n"
+            "        expected: 'O'\n"
+            "        received: None\n"
+            "        problem:  wrong winner\n"
+            "        why: a player wins with a full row, column or diagonal of their mark; "
+            "with no such line, winner returns None\n") in buggy.stdout
+    assert buggy.stdout.rstrip().endswith("2 passed, 1 failed")
+    template = student_check(site / "ttt_winner" / "handout" / "winner.py", site)
+    assert template.returncode == 1
+    assert "Not written yet (it raises NotImplementedError): winner." in template.stdout
 
 
 def broken_site(folder: Path) -> Path:

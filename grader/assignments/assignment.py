@@ -8,6 +8,12 @@ docs page, the known-answer submissions, and ``prepare``: how one grading run ta
 student's code. An instructor's own assignment is found through the entry point group
 ``grader.assignments`` (see ``grader.assignments.registry``).
 
+What students may run themselves (``python -m student check``) is declared here too:
+``public_checks``, pytest files that are part of the suite (so every grade runs them, with
+the same code), and ``student_speed``, the checks of speed a student runs after them (not
+part of a grade: the grade judges time in its own checks). ``grader.suite.public``
+runs them, in the sandbox, as a grade runs the suite.
+
 >>> from grader.assignments import get
 >>> get("montecarlo").functions
 ('mc_trial', 'mc_update_scores', 'get_best_move', 'mc_move')
@@ -63,6 +69,13 @@ class Assignment:
     constants: tuple[str, ...] = ()   # module values of the file the checks read
     docs: str = ""                    # the students' page, relative to the docs site
     known_answers: Path | None = None  # submissions/ with their expected scores (expected.json)
+    # What students may run (python -m student check): pytest files of the suite whose
+    # tests are the public checks (each test one check, named by its id or docstring),
+    public_checks: tuple[Path, ...] = ()
+    # a pytest file that judges speed as the grader does (run after them, not in a grade),
+    student_speed: Path | None = None
+    # and the session of such a run (None: prepare's), which must not need the hidden checks.
+    prepare_public: Callable[..., Session] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not NAME.match(self.name):
@@ -74,10 +87,49 @@ class Assignment:
                                   f"tuple of Python names, got {self.functions!r}")
         if not self.recognise:
             raise AssignmentError(f"assignment {self.name}: recognise names no function")
-        for path in (*self.suite, self.default_config):
-            if not Path(path).is_file():
-                raise AssignmentError(f"assignment {self.name}: there is no file {path}")
+        # The hidden checks may be absent (a student handout holds only the public ones:
+        # ``hidden_missing`` says which, and a grade refuses to run without them).
+        if not Path(self.default_config).is_file():
+            raise AssignmentError(f"assignment {self.name}: there is no file "
+                                  f"{self.default_config}")
         if not self.suite:
             raise AssignmentError(f"assignment {self.name}: its suite names no test file")
         if not callable(self.prepare):
             raise AssignmentError(f"assignment {self.name}: prepare is not callable")
+        self._check_public()
+
+    def hidden_missing(self) -> tuple[Path, ...]:
+        """The files of the suite that are not here: a student handout holds only the
+        public checks, and cannot grade.
+
+        >>> from grader.assignments import get
+        >>> get("minimax").hidden_missing()
+        ()
+        """
+        return tuple(Path(path) for path in self.suite if not Path(path).is_file())
+
+    def _check_public(self) -> None:
+        """Every public check is graded too: its file is in the suite. The speed checks
+        are students' only: their file is not."""
+        suite = {Path(path).resolve() for path in self.suite}
+        for path in self.public_checks:
+            if not Path(path).is_file():
+                raise AssignmentError(f"assignment {self.name}: there is no file {path}")
+            if Path(path).resolve() not in suite:
+                raise AssignmentError(
+                    f"assignment {self.name}: the public checks {path} are not in its suite: "
+                    "list the file in suite too, so that every grade runs what students "
+                    "check")
+        speed = self.student_speed
+        if speed is not None:
+            if not Path(speed).is_file():
+                raise AssignmentError(f"assignment {self.name}: there is no file {speed}")
+            if Path(speed).resolve() in suite:
+                raise AssignmentError(f"assignment {self.name}: student_speed {speed} is in "
+                                      "its suite: it is for students only (a grade judges "
+                                      "time in its own checks)")
+            if not self.public_checks:
+                raise AssignmentError(f"assignment {self.name}: student_speed needs "
+                                      "public_checks")
+        if self.prepare_public is not None and not callable(self.prepare_public):
+            raise AssignmentError(f"assignment {self.name}: prepare_public is not callable")

@@ -54,12 +54,14 @@ class Stats:
 @dataclass(frozen=True)
 class Call:
     """One call's outcome: ``reply`` when it answered (judge it), else ``failure`` (a check
-    that was not judged: no answer) — never both."""
+    that was not judged: no answer) — never both. ``after``: what a call that raised left
+    in its arguments (as ``Reply.after``), so that a check can say what it did first."""
 
     reply: Reply | None
     failure: Failure | None
     seed: int
     code: str            # the lines a student pastes to make the same call
+    after: tuple = ()
 
 
 @dataclass
@@ -124,7 +126,8 @@ class Caller:
         self.spent += reply.cpu_seconds
         if reply.status == "ok":
             return Call(reply, None, seed, code)
-        return Call(None, self._no_answer(function, reply, limit, code, board), seed, code)
+        return Call(None, self._no_answer(function, reply, limit, code, board), seed, code,
+                    reply.after)
 
     def _no_answer(self, function: str, reply: Reply, limit: float, code: str,
                    board: str) -> Failure:

@@ -295,7 +295,8 @@ def serve_command(args: argparse.Namespace) -> int:
         _say(f"roster {args.roster}: {added} students added, {updated} updated")
     if args.demo:
         added, _ = store.upsert_students(DEMO_STUDENTS)
-        _say(f"--demo: {added} demo students added (demo1, demo2, demo3)")
+        _say(f"--demo: {added} demo students added (demo1, demo2, demo3)" if added else
+             "--demo: the demo students (demo1, demo2, demo3) were there already")
     try:
         settings = remembered_settings(store, args)
     except ValueError as problem:

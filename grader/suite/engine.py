@@ -20,7 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
@@ -42,6 +42,10 @@ class GradeOptions:
     config: Config = field(default_factory=Config.load)   # its assignment is graded
     checks: tuple[Path, ...] = ()     # more test files or folders (extra rubric items)
     assignment_note: str = ""         # the report's "Assignment:" line (how it was chosen)
+    # Other checks than the assignment's hidden suite, with the session they need: its
+    # public checks, as ``python -m student check`` runs them (grader.suite.public).
+    suite: tuple[Path, ...] = ()      # empty: the assignment's suite
+    prepare: Callable[..., object] | None = None   # None: the assignment's prepare
 
 
 def grade(submission: Path, options: GradeOptions) -> GradeResult:
@@ -60,12 +64,17 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
     try:
         # An item with 0 points is off: it shows only when it checked something.
         nothing = tuple(ItemResult(name, points) for name, points in weights.items() if points)
+        missing = () if options.suite else assignment.hidden_missing()
+        if missing:   # a student handout: its public checks only
+            return GradeResult(**base, items=nothing, grader_error=(
+                f"the checks of the assignment {assignment.name} are not all installed "
+                f"here (there is no {missing[0]}): it cannot be graded"))
         # The assignment prepares its run (the minimax: its positions and their tree
         # sizes) while the sandbox starts (it mostly waits for its process): a fifth of a
         # second of every grade.
         with ThreadPoolExecutor(max_workers=1) as pool:
-            prepared = pool.submit(assignment.prepare, sandbox, options.config,
-                                   options.exhaustive)
+            prepared = pool.submit(options.prepare or assignment.prepare, sandbox,
+                                   options.config, options.exhaustive)
             try:
                 sandbox.start()
                 session = prepared.result()
@@ -89,7 +98,8 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
         with _deferred_interrupts(sandbox), beside(sandbox.cpu):
             exit_code = _run_pytest([plugin, session.plugin,
                                      RunFacts(Path(submission), weights)],
-                                    assignment.suite, options, session.budget_seconds())
+                                    options.suite or assignment.suite, options,
+                                    session.budget_seconds())
         items = _items(plugin, weights)
         grader_error = None
         if exit_code == pytest.ExitCode.INTERRUPTED or session.interrupted:

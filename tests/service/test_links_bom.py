@@ -74,3 +74,20 @@ def test_demo_links_are_printed_without_a_bom(serve, tmp_path: Path):
     printed = "".join(server.stdout)
     assert "demo students' links:\nstudent_id,name,email,link\ndemo1,Ada Demo," in printed
     assert "\ufeff" not in printed
+
+
+def test_demo_students_added_again_are_said_to_be_there_already(tmp_path: Path):
+    """``serve --demo`` started again once said "0 demo students added (demo1, demo2,
+    demo3)"."""
+    def demo() -> str:
+        done = subprocess.run([sys.executable, "-m", "grader", "serve", "--data",
+                               str(tmp_path / "course"), "--demo", "--links"], cwd=ROOT,
+                              capture_output=True, text=True, timeout=120,
+                              stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, done.stderr
+        return done.stderr
+
+    assert "--demo: 3 demo students added (demo1, demo2, demo3)" in demo()
+    again = demo()
+    assert "--demo: the demo students (demo1, demo2, demo3) were there already" in again
+    assert "0 demo students" not in again

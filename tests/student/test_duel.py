@@ -50,12 +50,31 @@ def test_the_same_seed_plays_the_same_games() -> None:
     assert len(results(first.stdout)) == 2
 
 
-def test_a_4x4_reverse_duel() -> None:
+def test_a_4x4_reverse_duel_says_each_game_as_it_starts() -> None:
     done = duel("-a", "random", "-b", MONTE_CARLO, "--games", "2", "--size", "4",
                 "--reverse", "--trials", "5")
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("Duel on 4x4, reverse game:")
     assert len(results(done.stdout)) == 2
+    # Not a terminal: a line per game on stderr, as it starts; none on stdout.
+    assert done.stderr.splitlines() == ["duel: game 1 of 2 (A plays X)",
+                                        "duel: game 2 of 2 (B plays X)"]
+    assert "duel:" not in done.stdout
+
+
+def test_a_minimax_on_4x4_is_said_to_be_slow_before_its_first_move(tmp_path: Path) -> None:
+    """`duel --size 4` once printed nothing for minutes: a plain minimax's first moves
+    there search millions of positions."""
+    fast = tmp_path / "mine.py"     # a move_wrapper of no search, so the test is quick
+    fast.write_text("def move_wrapper(board, player, trials):\n"
+                    "    return board.get_empty_squares()[0]\n")
+    done = duel("-a", f"{fast}:move_wrapper", "-b", "random", "--games", "1", "--size", "4")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.startswith("note: on a 4x4 board a plain minimax searches millions of "
+                                  "positions for each of its first moves: minutes a move")
+    assert "duel: game 1 of 1 (A plays X)" in done.stderr
+    assert "note:" not in duel("-a", "random", "-b", "random", "--games", "1",
+                               "--size", "4").stderr
 
 
 def test_the_unwritten_templates_say_what_to_do() -> None:

@@ -1,12 +1,17 @@
 """The Monte Carlo assignment on the student's side: the template student/mc_player.py,
-`python -m student check` on Monte Carlo files, and console play with mc_move.
+`python -m student check` on Monte Carlo files (the grader's public checks, then mc_move's
+speed with the grader's limits), and console play with mc_move.
 
-Every student file runs in a child process (`python -m student ...`); the test process
-only reads the template's text and the checks' own data."""
+Every student file runs in the grader's sandbox or a child process (`python -m student ...`);
+the test process only reads the template's text and the checks' own data. That every
+known answer passes the check exactly when the grader gives it full marks is
+``test_agreement.py``'s.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 import zipfile
@@ -14,28 +19,23 @@ from pathlib import Path
 
 import pytest
 
-from provided.board import EMPTY
-from provided.montecarlo import best_moves, winner_of
-from student.__main__ import MINIMAX, MONTECARLO, assignment_of
-from student.mc_checks import (BEST, FUNCTIONS, MC_CHECKS, MOVE_EMPTY, MOVE_RIGHT, TRIAL,
-                               TRIALS_DIFFER, UPDATE)
+from grader.assignments.montecarlo import test_montecarlo as hidden
+from grader.assignments.montecarlo import test_public as public
+from grader.assignments.montecarlo.bounds import STEPS
+from grader.assignments.montecarlo.rubric import DECISIVE
+from grader.assignments.montecarlo.test_speed import (GRADER_4X4_TRIALS, GRADER_GAME_TRIALS,
+                                                      GRADER_MOST_TRIALS, SPEED_CALLS)
+from student.recognise import MINIMAX, MONTECARLO, assignment_of
 
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = ROOT / "student" / "mc_player.py"
 MONTECARLO_FILES = ROOT / "grader" / "assignments" / "montecarlo" / "submissions"
-CORRECT = sorted(MONTECARLO_FILES.glob("correct_*.py"))
-# Each bug file and the function it is in (its docstring says so too).
-BUGS = {
-    "bug_not_alternating.py": "mc_trial",
-    "bug_trial_on_copy.py": "mc_trial",
-    "bug_wrong_side.py": "mc_update_scores",
-    "bug_ignores_score_other.py": "mc_update_scores",
-    "bug_counts_empty.py": "mc_update_scores",
-    "bug_full_square.py": "get_best_move",
-    "bug_min_not_max.py": "get_best_move",
-    "bug_trial_on_board.py": "mc_move",
-}
-TALLY = f"{len(MC_CHECKS)} passed, 0 failed; speed: within the grader's limits"
+CORRECT = MONTECARLO_FILES / "correct_clone.py"
+FUNCTIONS = ("mc_trial", "mc_update_scores", "get_best_move", "mc_move")
+CHECKS = (len(public.TRIALS) + 1 + len(public.FINISHED) + len(public.BEST)
+          + len(public.LEGAL) + len(DECISIVE))
+LINE = re.compile(r"  mc_move with (1,000 trials on the empty 3x3|100 trials on the empty 4x4) "
+                  r"board: \d+\.\d+ s where the limit here is \d+\.\d+ s \((\d+%|under 1%)\)")
 
 
 def student(*args: str, cwd: Path = ROOT, stdin: str = "") -> subprocess.CompletedProcess[str]:
@@ -75,7 +75,7 @@ def test_template_has_the_course_names_imports_and_calls() -> None:
 def test_the_template_is_recognised_as_montecarlo() -> None:
     assert assignment_of(TEMPLATE) == MONTECARLO
     assert assignment_of(ROOT / "student" / "mm_player.py") == MINIMAX
-    for path in CORRECT:
+    for path in sorted(MONTECARLO_FILES.glob("correct_*.py")):
         assert assignment_of(path) == MONTECARLO, path.name
 
 
@@ -83,140 +83,162 @@ def test_check_on_the_template_names_the_functions_to_fill_in() -> None:
     done = student("check", "student/mc_player.py")
     assert done.returncode == 1
     out = done.stdout
-    assert out.startswith("Checking the Monte Carlo player in student/mc_player.py "
-                          "(the montecarlo assignment)")
+    assert out.startswith("Checking student/mc_player.py (Monte Carlo Tic-Tac-Toe, the "
+                          f"montecarlo assignment): {CHECKS} checks, then its speed")
     assert ("Not written yet (they raise NotImplementedError): mc_trial, mc_update_scores, "
             "get_best_move, mc_move. Fill in their bodies in student/mc_player.py, then run "
             "`python -m student check student/mc_player.py` again.") in out
-    assert out.rstrip().endswith(f"0 passed, 0 failed, {len(MC_CHECKS)} not run; speed: not "
-                                 "judged (mc_move is not written yet)")
+    assert out.rstrip().endswith(f"0 passed, 0 failed, {CHECKS} not run; speed: not "
+                                 "judged (mc_trial, mc_update_scores, get_best_move, mc_move "
+                                 "not written yet)")
     assert "Traceback" not in out + done.stderr and "FAIL" not in out
     assert len(out.splitlines()) <= 5
 
 
 def test_assignment_montecarlo_without_a_file_checks_the_mc_template() -> None:
-    done = student("check", "--assignment", "montecarlo")
+    done = student("check", "--assignment", "montecarlo", "--no-speed")
     assert done.returncode == 1
-    assert "Checking the Monte Carlo player in student/mc_player.py" in done.stdout
+    assert done.stdout.startswith("Checking student/mc_player.py (Monte Carlo Tic-Tac-Toe")
 
 
 def test_assignment_minimax_overrides_what_the_file_defines() -> None:
-    done = student("check", "--assignment", "minimax", "--no-speed",
-                   str(MONTECARLO_FILES / "correct_clone.py"))
+    done = student("check", "--assignment", "minimax", "--no-speed", str(CORRECT))
     assert done.returncode == 1
-    assert done.stdout.startswith("Checking mm_move in ")
-    assert "defines no function mm_move(board, player)" in done.stdout
+    assert "the minimax assignment" in done.stdout.splitlines()[0]
+    assert ("note: checked as the minimax assignment: as the grader was told (--assignment "
+            "minimax).") in done.stdout
+    assert "the submission must define a function mm_move(board, player)" in done.stdout
 
 
-# ---- the checks' own answers ---------------------------------------------------------------
+# ---- the checks: the hidden suite's own cases, some of them public ------------------------
 
-def test_every_check_has_its_own_seed_and_a_sound_position() -> None:
-    seeds = [seed for check in MC_CHECKS for seed in check.seeds]
-    assert len(seeds) == len(set(seeds))
-    assert {check.function for check in MC_CHECKS} == set(FUNCTIONS)
-    for check in MC_CHECKS:
-        grid = [list(row) for row in check.grid]
-        over = winner_of(grid, check.reverse) is not None
-        if check.judged == UPDATE:
-            assert over, check.name   # mc_update_scores is asked about finished games
-        else:
-            assert not over, check.name
-        if check.judged == BEST:
-            assert best_moves(grid, [list(row) for row in check.scores]), check.name
-        if check.judged == MOVE_RIGHT:
-            assert check.moves and all(grid[r][c] == EMPTY for r, c in check.moves)
-            assert check.trials >= 200
-    judged = {check.judged for check in MC_CHECKS}
-    assert judged == {TRIAL, TRIALS_DIFFER, UPDATE, BEST, MOVE_EMPTY, MOVE_RIGHT}
-    assert any(check.dim == 4 for check in MC_CHECKS if check.function == "mc_move")
+def test_the_public_cases_are_the_suites_with_their_own_labels() -> None:
+    """Each case is public or hidden, never both, and every statistical check of mc_move
+    is public (the constants the checks judge by are chosen so that each can be made)."""
+    for table in ("TRIALS", "FINISHED", "BEST", "LEGAL"):
+        mine, theirs = getattr(public, table), getattr(hidden, table)
+        names = [case[0] for case in mine + theirs]
+        assert mine and len(names) == len(set(names)), table
+    assert not hasattr(hidden, "DECISIVE")
+    assert "every score far below zero, ints" in [case[0] for case in public.BEST]
+    assert any(len(case[1]) == 4 for case in public.LEGAL)
 
 
-# ---- correct files and bugs -----------------------------------------------------------
-
-@pytest.mark.parametrize("path", CORRECT, ids=[path.stem for path in CORRECT])
-def test_a_correct_file_passes_every_check(path: Path) -> None:
-    done = student("check", str(path))
-    assert done.returncode == 0, done.stdout
-    assert done.stdout.count("\n  ok    ") == len(MC_CHECKS)
-    assert done.stdout.rstrip().endswith(TALLY)
-    assert "the montecarlo assignment" in done.stdout.splitlines()[0]
-    assert "random is seeded with the check's own number" in done.stdout
+def test_the_speed_calls_ask_at_least_the_graders_trials() -> None:
+    four = [case[4] for case in public.LEGAL + hidden.LEGAL if len(case[1]) == 4]
+    assert (GRADER_GAME_TRIALS, GRADER_MOST_TRIALS) == (hidden.GAME_TRIALS, max(STEPS))
+    assert GRADER_4X4_TRIALS == max(four)
+    trials = dict(SPEED_CALLS)
+    assert GRADER_GAME_TRIALS < trials[3] <= GRADER_MOST_TRIALS
+    assert trials[4] >= GRADER_4X4_TRIALS
 
 
-@pytest.mark.parametrize("name", sorted(BUGS))
-def test_each_bug_fails_a_check_of_its_function(name: str) -> None:
-    function = BUGS[name]
-    assert f"in {function}:" in (MONTECARLO_FILES / name).read_text().splitlines()[0]
-    done = student("check", str(MONTECARLO_FILES / name))
-    assert done.returncode == 1, done.stdout
-    assert f"  FAIL  {function}: " in done.stdout
-    assert "Traceback" not in done.stderr
+# ---- python -m student check on a Monte Carlo file ---------------------------------------
+
+def test_a_correct_file_passes_every_check_and_is_within_the_limits() -> None:
+    done = student("check", str(CORRECT))
+    out = done.stdout
+    assert done.returncode == 0, out
+    assert out.count("\n  ok    ") == CHECKS
+    assert ("Speed of mc_move, as the grader judges it. The grader's yardstick here: a plain "
+            "minimax on a board written like the course's would search the empty 3x3 board "
+            "in ") in out
+    assert "Its limits: a call may take 5 times what its work costs" in out
+    assert len(LINE.findall(out)) == 2, out
+    assert "  within the grader's limits, with margin (on 3x3 boards the grader gives " in out
+    assert out.rstrip().endswith(f"{CHECKS} passed, 0 failed; speed: within the grader's "
+                                 "limits")
+    # Not a terminal: what is timed, on stderr; none of it on stdout.
+    assert done.stderr.startswith("check: timing the speed of ")
+    assert "timing" not in out
 
 
 def test_a_failure_shows_lines_to_paste_expected_received_and_why() -> None:
-    done = student("check", str(MONTECARLO_FILES / "bug_wrong_side.py"))
+    done = student("check", "--no-speed", str(MONTECARLO_FILES / "bug_wrong_side.py"))
     out = done.stdout
-    assert ("  FAIL  mc_update_scores: the machine player (X) won\n"
-            "        scores = [[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0]]; "
+    assert ("  FAIL  mc_update_scores: X won, scoring for X\n"
+            "        scores = [[0.5, -1.0, 2.0], [0.0, 3.0, -2.5], [1.0, 0.0, 0.0]]; "
             "mc_update_scores(scores, TTTBoard(3, False, [[PLAYERX, PLAYERX, PLAYERX], "
             "[PLAYERO, PLAYERO, EMPTY], [EMPTY, EMPTY, EMPTY]]), PLAYERX); print(scores)\n"
-            "        expected: scores [[1.0, 1.0, 1.0], [-1.0, -1.0, 0.0], [0.0, 0.0, 0.0]] "
-            "(with your SCORE_CURRENT = 1.0, SCORE_OTHER = 1.0)\n"
-            "        received: scores [[-1.0, -1.0, -1.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.0]]\n"
-            ) in out
-    assert "        why: X won: each X square gains SCORE_CURRENT" in out
-    assert "        the board (X is the machine player):" in out
-    assert (f"To reproduce a failure, paste its line into Python started in {MONTECARLO_FILES} "
-            "after: from bug_wrong_side import *; from provided import *; import random") in out
+            "        expected: [[1.5, 0.0, 3.0], [-1.0, 2.0, -2.5], [1.0, 0.0, 0.0]]\n"
+            "        received: [[-0.5, -2.0, 1.0], [1.0, 4.0, -2.5], [1.0, 0.0, 0.0]]\n"
+            "        problem:  wrong scores\n"
+            "        why: PLAYERX (the machine player) won: each square of PLAYERX gains "
+            "SCORE_CURRENT (1)") in out
+    assert "        board:\n" in out
+    assert (f"To reproduce a failure: start python3 in {MONTECARLO_FILES} and paste these "
+            "lines, then the failure's call:\n    import random\n    from provided import *\n"
+            "    from bug_wrong_side import mc_update_scores, mc_move\n") in out
 
 
 def test_a_trial_failure_names_the_seed_and_shows_the_board_after() -> None:
-    out = student("check", str(MONTECARLO_FILES / "bug_not_alternating.py")).stdout
-    assert "random.seed(1001); mc_trial(board, PLAYERX); print(board)" in out
-    assert "problem:  the trial's moves do not alternate" in out
-    assert "received: the board after the call: TTTBoard(3, False, [[" in out
+    out = student("check", "--no-speed",
+                  str(MONTECARLO_FILES / "bug_not_alternating.py")).stdout
+    assert re.search(r"random\.seed\(\d+\); board = TTTBoard\(3, False, \[\[EMPTY, EMPTY, "
+                     r"EMPTY\], .*\]\); mc_trial\(board, PLAYERX\); print\(board\)", out)
+    assert "problem:  bad trial" in out
+    assert "why: the trial's moves do not alternate" in out
+    assert "board after the call:" in out
 
 
-def test_the_file_s_own_constants_are_used() -> None:
-    out = student("check", str(MONTECARLO_FILES / "bug_ignores_score_other.py")).stdout
-    assert "Your constants: NTRIALS = 100, SCORE_CURRENT = 1.0, SCORE_OTHER = 2.0." in out
-    assert "(with your SCORE_CURRENT = 1.0, SCORE_OTHER = 2.0)" in out
+def test_the_file_s_own_constants_are_used_and_said() -> None:
+    out = student("check", "--no-speed",
+                  str(MONTECARLO_FILES / "bug_ignores_score_other.py")).stdout
+    assert ("note: the checks use the file's SCORE_CURRENT = 1.0 and SCORE_OTHER = 2.0"
+            in out)
+    assert "loses SCORE_OTHER (2)" in out
 
 
-@pytest.mark.parametrize("name", ["correct_clone.py", "bug_min_not_max.py"])
-def test_the_same_file_gives_the_same_output_every_run(name: str) -> None:
+def test_the_same_file_gives_the_same_output_every_run() -> None:
     """The checks' verdicts (the speed part's times vary, so it is left out here)."""
-    first, second = (student("check", "--no-speed", str(MONTECARLO_FILES / name))
+    first, second = (student("check", "--no-speed", str(MONTECARLO_FILES / "bug_min_not_max.py"))
                      for _ in range(2))
     assert first.stdout == second.stdout
-    assert first.returncode == second.returncode
+    assert first.returncode == second.returncode == 1
 
 
-def test_a_missing_function_fails_its_checks_only(tmp_path: Path) -> None:
-    source = (MONTECARLO_FILES / "correct_clone.py").read_text()
-    start = source.index("def get_best_move")
-    end = source.index("def mc_move")
-    path = tmp_path / "no_best.py"
-    path.write_text(source[:start] + source[end:])
-    out = student("check", str(path)).stdout
-    assert "problem:  your file defines no function get_best_move(board, scores)" in out
-    assert "  ok    mc_trial: a game on the empty 3x3 board" in out
-
-
-def test_a_python2_monte_carlo_file_is_refused_in_the_grader_s_words(tmp_path: Path) -> None:
+def test_a_course_style_file_runs_as_it_is_and_its_paste_lines_work_from_its_folder(
+        tmp_path: Path) -> None:
+    """It imports poc_ttt_gui: the grader's paste lines load it as the course's modules
+    want, wherever the file is (the docs' ~/hw/mc_player.py)."""
     path = tmp_path / "mc_player.py"
-    path.write_text("import random\n\ndef mc_trial(board, player):\n    print 'trial'\n")
-    done = student("check", str(path))
-    assert done.returncode == 1
-    assert done.stdout.splitlines()[1].startswith("Cannot check the Monte Carlo player: ")
-    assert "print" in done.stdout and "Traceback" not in done.stdout + done.stderr
-
-
-def test_a_course_style_file_runs_as_it_is() -> None:
-    out = student("check", str(MONTECARLO_FILES / "correct_course_style.py")).stdout
+    source = (MONTECARLO_FILES / "correct_course_style.py").read_text()
+    # One bug, so that a failure shows its lines to paste.
+    path.write_text(source.replace("max(", "min(", 1))
+    done = student("check", "--no-speed", str(path))
+    out = done.stdout
     assert ("note: your file calls play_game(...) and run_gui(...) when it is imported; "
             "the checks skip that call") in out
     assert "        | Monte Carlo player, NTRIALS = 100" in out
+    lines = out.split("and paste these lines, then the failure's call:\n", 1)[1].splitlines()
+    pasted = [line.strip() for line in lines if line.startswith("    ")]
+    assert "from provided.console import load_move_function" in pasted
+    call = next(line.strip() for line in out.splitlines()
+                if line.strip().startswith("get_best_move("))
+    run = subprocess.run([sys.executable, "-c", "\n".join(pasted + [f"print({call})"])],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"\n\(\d, \d\)\n\Z", run.stdout), run.stdout
+
+
+def test_a_call_that_does_not_return_stops_the_checks(tmp_path: Path) -> None:
+    """Its check fails in the grader's words (a timeout, with what to look for); the checks
+    after it, and the speed part, are not run: each would wait for its limit too."""
+    source = CORRECT.read_text()
+    marker = "def mc_update_scores(scores, board, player):\n"
+    body = source.index('"""', source.index('"""', source.index(marker)) + 3) + 3
+    path = tmp_path / "stuck_mc.py"
+    path.write_text(source[:body] + "\n    while True:\n        pass" + source[body:])
+    out = student("check", str(path)).stdout
+    assert "  FAIL  mc_update_scores: X won, scoring for X\n" in out
+    assert "problem:  timeout (no answer: this check could not be judged)" in out
+    assert "why: mc_update_scores did not return within its limit of " in out
+    assert (f"not run: the {CHECKS - 4} other checks and the speed checks, because "
+            "mc_update_scores did not return on \"mc_update_scores: X won, scoring for X\": "
+            "fix that first") in out
+    assert "Speed of mc_move" not in out
+    assert out.rstrip().endswith("3 passed, 1 failed, 13 not run; speed: not judged "
+                                 "(mc_update_scores did not return on a check)")
 
 
 # ---- play ---------------------------------------------------------------------------------

@@ -1,33 +1,33 @@
-"""The student handout: the template, `python -m student` (play) and `python -m student check`."""
+"""The student handout: the template, `python -m student` (play) and `python -m student check`
+on the minimax (the grader's public checks, run by the grader's engine in its sandbox)."""
 
 from __future__ import annotations
 
 import ast
 import re
-import doctest
 import importlib.util
 import io
-import json
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 import provided
-import student.checks as checks
 import student.mm_player as mm_player
-from provided import DRAW, EMPTY, PLAYERO, PLAYERX, SCORES, TTTBoard, switch_player
+from grader.assignments.minimax.public import NORMAL, PUBLIC
+from grader.judge.position import NO_MOVE
+from grader.judge.positions import hidden_positions
+from provided import DRAW, PLAYERO, PLAYERX, SCORES, TTTBoard, switch_player
 from provided.course import COURSE_NAMES, PORT_PACKAGE
 from student.__main__ import STUDENT_PLAYER, main
-from student.checks import ANSWER, CHECKS, ERROR, NO_MOVE, TIMEOUT, Reply, judge
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions" / "student"
 CORRECT = SUBMISSIONS / "correct.py"
+CHECKS = len(PUBLIC) + 1     # the public positions, and the console game through move_wrapper
 
 
 def load(path: Path) -> ModuleType:
@@ -89,7 +89,11 @@ def test_move_wrapper_refuses_no_move(monkeypatch: pytest.MonkeyPatch) -> None:
         mm_player.move_wrapper(TTTBoard(3), PLAYERX, 1)
 
 
-def test_student_package_does_not_use_the_grader() -> None:
+def test_student_package_imports_only_the_graders_public_path() -> None:
+    """student/ keeps what is generic: what it needs of the grader is the public path
+    (the registry, the public runner, the report's paste lines), never a hidden check."""
+    allowed = {"grader.assignments", "grader.suite.public", "grader.assignments.registry",
+               "grader.suite.engine", "grader.suite.report"}
     for path in (ROOT / "student").glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
@@ -99,70 +103,32 @@ def test_student_package_does_not_use_the_grader() -> None:
                 names = [node.module or ""]
             else:
                 continue
-            assert not any(n.split(".")[0] == "grader" for n in names), (path, names)
+            graders = [n for n in names if n.split(".")[0] == "grader"]
+            assert set(graders) <= allowed, (path.name, graders)
 
 
-def test_doctests_pass() -> None:
-    assert doctest.testmod(checks).failed == 0
+# ---- the public positions: the grader's own, named for what they are ---------------------
 
-
-# ---- the public checks' answer key -----------------------------------------------------
-
-@pytest.mark.parametrize("check", CHECKS, ids=[c.name for c in CHECKS])
-def test_expected_answers_match_brute_force(check: checks.Check) -> None:
-    assert solve(check.board(), check.player) == (check.score, check.moves)
-
-
-@pytest.mark.parametrize("check", CHECKS, ids=[c.name for c in CHECKS])
-def test_positions_are_reachable(check: checks.Check) -> None:
-    cells = [v for row in check.grid for v in row]
-    xs, os_ = cells.count(PLAYERX), cells.count(PLAYERO)
-    if EMPTY in cells and check.board().check_win() is None:
-        assert check.player == (PLAYERX if xs == os_ else PLAYERO)
-    assert xs - os_ in (0, 1)
-
-
-def test_checks_are_not_the_course_examples() -> None:
-    X, O, E = PLAYERX, PLAYERO, EMPTY
-    examples = {
-        (((X, E, E), (O, O, E), (E, X, E)), X, False),
-        (((E, E, X), (E, E, E), (E, E, E)), O, False),
-        (((E, E), (E, E)), X, False),
-        (((X, X, O), (O, X, X), (O, E, O)), X, False),
-    }
-    assert not examples & {(c.grid, c.player, c.reverse) for c in CHECKS}
-    assert 10 <= len(CHECKS) <= 15
-    assert len({c.name for c in CHECKS}) == len(CHECKS)
-
-
-# ---- judging one reply -----------------------------------------------------------------
-
-FORK = next(c for c in CHECKS if len(c.moves) > 1 and c.score == 0)
-OVER = CHECKS[0]
-
-
-@pytest.mark.parametrize("move", sorted(FORK.moves))
-def test_any_optimal_move_passes(move: tuple[int, int]) -> None:
-    assert judge(FORK, Reply(ANSWER, repr((0, move)), 0, move)).passed
-
-
-@pytest.mark.parametrize("check, reply, problem", [
-    (FORK, Reply(ANSWER, "(1, (0, 1))", 1, (0, 1)), "expected score 0 but received (1, (0, 1))"),
-    (FORK, Reply(ANSWER, "(0, (0, 2))", 0, (0, 2)), "returned bad move (0, (0, 2)): the score is right"),
-    (FORK, Reply(ANSWER, "(0, (0, 0))", 0, (0, 0)), "(0, 0) is not an empty square"),
-    (FORK, Reply(ANSWER, "(0, (-1, -1))", 0, (-1, -1)), "returned invalid move (0, (-1, -1))"),
-    (OVER, Reply(ANSWER, "(1, (0, 0))", 1, (0, 0)), "the game is over, the move must be (-1, -1)"),
-    (FORK, Reply(ANSWER, "[0, [0, 1]]"), "returned [0, [0, 1]]: it is not a tuple (score, (row, col))"),
-    (FORK, Reply(ANSWER, "(0, (0, 1))", 0, (0, 1), board_after="TTTBoard(3, ...)"),
-     "changed the board it was given"),
-    (FORK, Reply(TIMEOUT, message="took longer than 2 s"), "took longer than 2 s"),
-    (FORK, Reply(ERROR, message="Traceback ...\nKeyError: 5"), "raised KeyError: 5"),
-])
-def test_wrong_replies_fail_with_a_reason(check: checks.Check, reply: Reply,
-                                          problem: str) -> None:
-    verdict = judge(check, reply)
-    assert not verdict.passed
-    assert problem in verdict.problem
+def test_the_public_positions_are_hidden_positions_named_by_their_answer() -> None:
+    """Each is asked in a grade as a hidden position of its part (so the hidden suite and
+    the public checks judge it once, the same way); its name says what best play does."""
+    hidden = hidden_positions()
+    parts = {"finished boards": hidden.finished, "scores": hidden.normal,
+             "other sizes": hidden.other_sizes, "reverse games": hidden.reverse}
+    for case in PUBLIC:
+        assert case.position in parts[case.part], case.name
+        board = TTTBoard(case.position.dim, case.position.reverse, case.position.grid)
+        score, moves = solve(board, case.position.player)
+        if case.name.startswith("finished board"):
+            assert moves == {NO_MOVE}
+        if "X wins now" in case.name:
+            assert score == 1 and len(moves) >= 1
+        if "O wins now" in case.name:
+            assert score == -1
+        if "must not let X fork" in case.name:
+            assert score == 0 and len(moves) > 1
+    assert len({case.name for case in PUBLIC}) == len(PUBLIC)
+    assert sum(case.part == NORMAL for case in PUBLIC) >= 4
 
 
 # ---- python -m student check -----------------------------------------------------------
@@ -170,10 +136,10 @@ def test_wrong_replies_fail_with_a_reason(check: checks.Check, reply: Reply,
 def test_check_on_the_template_says_what_to_do() -> None:
     done = student_check()
     assert done.returncode == 1
-    assert done.stdout.count("not written yet") == 1
-    assert ("mm_move in student/mm_player.py is not written yet (it raises "
-            "NotImplementedError): fill in its body") in done.stdout
-    assert done.stdout.rstrip().endswith(f"0 passed, {len(CHECKS)} failed; speed: not judged")
+    assert ("Not written yet (it raises NotImplementedError): mm_move. Fill in its body in "
+            "student/mm_player.py, then run `python -m student check` again.") in done.stdout
+    assert done.stdout.rstrip().endswith(f"0 passed, 0 failed, {CHECKS} not run; speed: not "
+                                         "judged (mm_move not written yet)")
     assert "Traceback" not in done.stdout + done.stderr
     assert "FAIL" not in done.stdout
 
@@ -181,40 +147,56 @@ def test_check_on_the_template_says_what_to_do() -> None:
 def test_check_on_a_correct_solution_passes() -> None:
     done = student_check("--file", str(CORRECT), "--no-speed")
     assert done.returncode == 0, done.stdout
-    assert done.stdout.count("  ok    ") == len(CHECKS)
-    assert done.stdout.rstrip().endswith(f"{len(CHECKS)} passed, 0 failed")
+    assert done.stdout.startswith(f"Checking {CORRECT.relative_to(ROOT)} (Mini-max Tic-Tac-Toe, "
+                                  f"the minimax assignment): {CHECKS} checks.\n")
+    assert done.stdout.count("  ok    ") == CHECKS
+    assert done.stdout.rstrip().endswith(f"{CHECKS} passed, 0 failed")
     assert "Speed" not in done.stdout
 
 
-def test_check_reports_a_sign_error_with_a_call_to_paste() -> None:
+def test_check_reports_a_sign_error_in_the_graders_words_with_a_call_to_paste() -> None:
+    """Each public position is one check (its score and its move, judged in two rubric
+    items); a failure says what the grader says, with the call to paste."""
     done = student_check("--file", str(SUBMISSIONS / "sign_error.py"), "--no-speed")
     out = done.stdout
     assert done.returncode == 1
-    assert "  FAIL  O must block\n" in out
-    assert ("mm_move(TTTBoard(3, False, [[PLAYERX, EMPTY, EMPTY], [EMPTY, PLAYERX, EMPTY], "
-            "[PLAYERO, EMPTY, EMPTY]]), PLAYERO)") in out
-    assert "expected: (0, (2, 2))" in out
-    assert "received: (1, (0, 1))" in out
-    assert "the board (PLAYERO to move):" in out and "  2   O |   |" in out
+    block = out.split("  FAIL  O must block\n", 1)[1]
+    assert block.startswith(
+        "        mm_move(TTTBoard(3, False, [[PLAYERO, EMPTY, PLAYERX], [EMPTY, PLAYERX, EMPTY], "
+        "[EMPTY, EMPTY, EMPTY]]), PLAYERO)\n"
+        "        expected: score 0\n"
+        "        received: (1, (0, 1))\n"
+        "        problem:  wrong score\n"
+        "        why: with best play, after O (2, 0), ")
+    assert "        also: losing move: expected the move (2, 0), received (1, (0, 1))" in block
+    assert "          0   O |   | X" in block
     # The student's prints are shown labelled under their check, never mixed into it.
     printed = [line for line in out.splitlines() if "thinking..." in line]
     assert printed and set(printed) == {"        | thinking..."}
-    assert "To reproduce a failure, paste its call into Python after:" in out
-    assert out.rstrip().endswith("8 passed, 4 failed")
+    assert ("To reproduce a failure: start python3 in " + str(SUBMISSIONS) + " and paste "
+            "these lines, then the failure's call:\n    from provided import *\n"
+            "    from sign_error import mm_move\n") in out
+    # It defines no move_wrapper: the grader's game play fails it, and so does the check.
+    assert ("  FAIL  play_game(move_wrapper, 1, False): a whole game through move_wrapper\n"
+            in out)
+    assert "received: the submission has no function move_wrapper" in out
+    assert out.rstrip().endswith("6 passed, 7 failed")
 
 
 def test_check_stops_at_the_first_call_that_does_not_return() -> None:
     done = student_check("--file", str(SUBMISSIONS / "loops_on_1x1.py"))
     out = done.stdout
     assert done.returncode == 1
-    assert "  FAIL  a 1x1 board" in out
-    assert re.search(r"problem:  did not return within its limit of \d+\.\d+ s of CPU time: "
-                     r"an endless loop\?", out)
-    # The rest is not asked: 3 checks passed before it, 8 are reported as not run.
-    assert ("not run: the 8 other checks and the speed checks, because mm_move did not "
+    assert "  FAIL  a 1x1 board\n" in out
+    assert "        problem:  stuck (no answer: this check could not be judged)\n" in out
+    assert ("        why: mm_move did not return on a position where a plain minimax searches "
+            "at most 2 positions (a few milliseconds): an endless loop?") in out
+    assert "do not assume the board is 3x3" not in out
+    # The rest is not asked: 8 checks passed before it, 4 are reported as not run.
+    assert ("not run: the 4 other checks and the speed checks, because mm_move did not "
             'return on "a 1x1 board": fix that first') in out
-    assert out.count("  ok    ") == 3 and out.count("FAIL") == 1
-    assert out.rstrip().endswith("3 passed, 1 failed, 8 not run; speed: not judged (mm_move "
+    assert out.count("  ok    ") == 8 and out.count("FAIL") == 1
+    assert out.rstrip().endswith("8 passed, 1 failed, 4 not run; speed: not judged (mm_move "
                                  "did not return on a check)")
 
 
@@ -227,37 +209,42 @@ def test_check_reports_a_board_changed(tmp_path: Path) -> None:
         "    return best\n"))
     done = student_check("--file", str(sneaky), "--no-speed")
     assert done.returncode == 1
-    assert "problem:  changed the board it was given" in done.stdout
-    assert "the board after the call: TTTBoard(2, False," in done.stdout
-    assert done.stdout.rstrip().endswith(f"{len(CHECKS) - 2} passed, 2 failed")
+    assert "  FAIL  2x2: O loses whatever it does\n" in done.stdout
+    assert "problem:  board changed" in done.stdout
+    assert "why: mm_move must not change the board it is given: clone it" in done.stdout
+    assert "board after the call:" in done.stdout
+    assert done.stdout.rstrip().endswith(f"{CHECKS - 2} passed, 2 failed")
 
 
 @pytest.mark.parametrize("source, message", [
-    ('print "hello"\n', "does not compile"),
+    ('print "hello"\n', 'line 1: print "hello"  -> write print("hello")'),
     ("import poc_simpleplot_missing\n", "remove that import"),
-    ("raise RuntimeError('at import')\n", "failed while being imported"),
-    ("def mm_moves(board, player):\n    return 0, (-1, -1)\n", "defines no function mm_move"),
+    ("raise RuntimeError('at import')\n", "importing the submission raised RuntimeError"),
+    ("def mm_moves(board, player):\n    return 0, (-1, -1)\n",
+     "the submission must define a function mm_move(board, player): mm_move is missing"),
 ])
 def test_check_explains_a_file_that_cannot_be_checked(tmp_path: Path, source: str,
                                                       message: str) -> None:
+    """In the grader's words (the report's load error), once."""
     path = tmp_path / "mm_player.py"
     path.write_text(source)
     done = student_check("--file", str(path))
     assert done.returncode == 1
-    assert f"Cannot check mm_move: {path}" in done.stdout
+    assert done.stdout.count(f"Cannot check {path}: ") == 1
     assert message in done.stdout
-    assert done.stdout.rstrip().endswith(f"0 passed, {len(CHECKS)} failed; speed: not judged")
+    assert done.stdout.rstrip().endswith("not checked; speed: not judged")
 
 
 def test_check_shows_the_students_traceback(tmp_path: Path) -> None:
     path = tmp_path / "broken.py"
     path.write_text("def mm_move(board, player):\n    return helper(board)\n\n"
                     "def helper(board):\n    return board.nope()\n")
-    done = student_check("--file", str(path))
+    done = student_check("--file", str(path), "--no-speed")
     assert done.returncode == 1
-    assert "problem:  raised AttributeError: 'TTTBoard' object has no attribute 'nope'" in done.stdout
+    assert ("received: AttributeError: 'TTTBoard' object has no attribute 'nope'"
+            in done.stdout)
     assert "in helper" in done.stdout
-    assert "runner.py" not in done.stdout
+    assert "worker.py" not in done.stdout and "public.py" not in done.stdout
 
 
 def test_check_bad_options() -> None:
@@ -269,6 +256,9 @@ def test_check_bad_options() -> None:
     assert "there is no file no/such/file.py" in done.stderr
     done = student_check("a.py", "--file", "b.py")
     assert done.returncode == 2 and "two files: a.py and --file b.py" in done.stderr
+    done = student_check("--assignment", "chess")
+    assert done.returncode == 2
+    assert "there is no assignment 'chess'; the assignments are: minimax, montecarlo" in done.stderr
 
 
 # ---- python -m student (play) ----------------------------------------------------------
@@ -343,7 +333,7 @@ def test_check_runs_a_course_file_as_it_is(name: str) -> None:
     done = student_check("--file", str(COURSE / name), "--no-speed")
     assert done.returncode == 0, done.stdout
     assert "note: your file calls run_gui(...) when it is imported" in done.stdout
-    assert done.stdout.rstrip().endswith(f"{len(CHECKS)} passed, 0 failed")
+    assert done.stdout.rstrip().endswith(f"{CHECKS} passed, 0 failed")
 
 
 @pytest.mark.parametrize("name, hint", [
@@ -408,44 +398,48 @@ def test_check_runs_a_course_file_written_over_the_template(tmp_path: Path) -> N
 # ---- what mm_move prints during the check --------------------------------------------------
 
 def test_check_shows_what_mm_move_prints_labelled_and_capped() -> None:
-    done = student_check("--file", str(SUBMISSIONS / "prints.py"))
+    done = student_check("--file", str(SUBMISSIONS / "prints.py"), "--no-speed")
     out = done.stdout
     assert done.returncode == 0, out
-    # The import's output once, under a label, though every check imports the file again.
+    # What the file printed when it was imported, once, under a label.
     assert out.count("note: your file printed 1 line when it was imported:\n"
                      "        | mm_player loaded\n") == 1
-    # Under its check, labelled; at most five lines of a call, then how many more.
-    assert ("  ok    a 1x1 board\n"
-            "        mm_move printed 2 lines:\n"
-            "        | mm_move: 1 empty squares\n"
-            "        |   move (0, 0) scores 1\n") in out
+    # Under its check, labelled; at most five lines of a check, then how many more.
+    assert ("  ok    finished board: a draw\n"
+            "        your code printed 1 line:\n"
+            "        | mm_move: 0 empty squares\n") in out
+    assert ("  ok    X wins now\n"
+            "        your code printed 6 lines:\n"
+            "        | mm_move: 5 empty squares\n") in out
     assert "        | ... and 1 more (not shown)\n" in out
     # Once thirty lines were shown, the rest are counted, not shown, and said to be hidden.
-    assert ("  ok    reverse game: O must not complete a line\n"
-            "        mm_move printed 3 lines (not shown: a check shows the first 30 printed "
-            "lines of its run)\n") in out
+    assert re.search(r"\n  ok    reverse game: O must not complete a line\n"
+                     r"        your code printed \d+ lines \(not shown: a check shows the "
+                     r"first 30 printed lines of its run\)\n", out), out
     shown = [line for line in out.splitlines()
              if line.startswith("        | ") and "... and" not in line]
     assert len(shown) == 30                   # the import's line among them
-    assert re.search(r"\n  mm_move printed [\d,]+ lines during the speed checks \(not shown\)",
-                     out)
-    assert out.rstrip().endswith("12 passed, 0 failed; speed: within the grader's limits")
+    assert out.rstrip().endswith(f"{CHECKS} passed, 0 failed")
 
 
-def test_a_call_stopped_for_time_still_reports_what_it_printed() -> None:
-    source = ("def mm_move(board, player):\n"
-              "    print('searching')\n"
-              "    while True:\n"
-              "        pass\n")
-    position = {"dim": 1, "reverse": False, "grid": [[EMPTY]], "player": PLAYERX,
-                "cpu_limit": 0.2, "cpu": None}
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "loops.py"
-        path.write_text(source)
-        done = subprocess.run([sys.executable, "-m", "student.runner", str(path)],
-                              input=json.dumps(position), cwd=ROOT, capture_output=True,
-                              text=True, timeout=60)
-    answer = json.loads(done.stdout)
-    assert answer["kind"] == "timeout"
-    assert (answer["printed"], answer["printed_lines"]) == (["searching"], 1)
-    assert "searching" not in done.stderr     # kept apart, not mixed into the process's output
+def test_what_the_speed_checks_printed_is_counted_not_shown() -> None:
+    """The speed part's notes are said (the first as its heading), what the calls printed
+    only counted, and the verdict follows from its checks."""
+    from grader.assignments import get
+    from grader.judge.results import GradeResult
+    from grader.suite.public import Check, PublicRun
+    from student.check import CheckRun
+    from student.output import Progress
+
+    out = io.StringIO()
+    run = CheckRun(CORRECT, "correct.py", get("minimax"), "recognised", True, out,
+                   Progress(io.StringIO()), "python -m student check")
+    run.show_speed(PublicRun(GradeResult("correct.py", "correct"), (
+        Check("speed", "speed", passed=19, printed="a\nb\n" * 1000,
+              notes=("Speed, as the grader judges it.", "within the grader's limits")),)))
+    assert out.getvalue() == (
+        "Speed, as the grader judges it.\n"
+        "  within the grader's limits\n"
+        "  your code printed 2,000 lines during the speed checks (not shown); printing "
+        "takes time, and the grader times it too\n")
+    assert (run.speed_said, run.speed_ok) == ("within the grader's limits", True)

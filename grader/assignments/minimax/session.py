@@ -1,33 +1,46 @@
 """One grading run of the minimax assignment: the hidden positions, asked tier by tier.
 
 The first test to ask for ``student`` has every hidden position asked first, in the pacing's
-order (``grader.timing.pacing``); the tests then read cached verdicts.
+order (``grader.timing.pacing``); the tests then read cached verdicts. The public positions
+(``public.PUBLIC``) are among them: the public checks (``test_public.py``) judge those, and
+the ``hidden`` fixture holds the others.
+
+A run of the public checks alone (``python -m student check``: :class:`PublicSession`)
+asks each position when a check asks for it, with the limits the grader gives it (its
+tier's hardest position is among the public ones or ``public.SPEED``); it never builds
+the hidden positions.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from grader.assignments.minimax.public import (FINISHED, NORMAL, OTHER_SIZES, PUBLIC,
+                                               REVERSE, SPEED)
 from grader.judge.position import Position
-from grader.judge.positions import HiddenPositions, hidden_positions
 from grader.judge.solver import Solver, shared_solver
 from grader.sandbox import Sandbox
 from grader.suite.client import StudentClient
 from grader.suite.config import Config
+
+if TYPE_CHECKING:
+    from grader.judge.positions import HiddenPositions
 
 
 class MinimaxSession:
     """The minimax's side of a grading run (a ``grader.assignments.Session``)."""
 
     def __init__(self, sandbox: Sandbox, config: Config, exhaustive: bool) -> None:
+        from grader.judge.positions import hidden_positions   # the hidden checks' own
         self.sandbox = sandbox
         self.policy = config.policy
         self.hidden = hidden_positions(exhaustive=exhaustive)
         self.client = StudentClient(sandbox, shared_solver(), config.policy,
                                     planned=self.hidden.all())
-        self.plugin = MinimaxFixtures(self.client, self.hidden)
+        self.plugin = MinimaxFixtures(self.client, without_public(self.hidden))
 
     @property
     def interrupted(self) -> bool:
@@ -46,11 +59,55 @@ class MinimaxSession:
                                    if tier.function == "mm_move"))
 
 
-class MinimaxFixtures:
-    """The fixtures the minimax's hidden tests take: ``student``, ``hidden``, ``solver``."""
+def without_public(hidden: "HiddenPositions") -> "HiddenPositions":
+    """The hidden positions but the public ones, each left out of the part whose public
+    checks judge it (``test_public.py`` judges those, in the same items)."""
+    public = {part: {case.position for case in PUBLIC if case.part == part}
+              for part in (FINISHED, NORMAL, OTHER_SIZES, REVERSE)}
 
-    def __init__(self, client: StudentClient, hidden: HiddenPositions) -> None:
+    def others(positions: tuple[Position, ...], part: str) -> tuple[Position, ...]:
+        return tuple(position for position in positions if position not in public[part])
+
+    return replace(hidden, finished=others(hidden.finished, FINISHED),
+                   normal=others(hidden.normal, NORMAL),
+                   other_sizes=others(hidden.other_sizes, OTHER_SIZES),
+                   reverse=others(hidden.reverse, REVERSE))
+
+
+class PublicSession(MinimaxSession):
+    """The minimax's side of a run of its public checks (``Assignment.prepare_public``):
+    no hidden position; each position asked when a check asks for it."""
+
+    def __init__(self, sandbox: Sandbox, config: Config, exhaustive: bool = False) -> None:
+        self.sandbox = sandbox
+        self.policy = config.policy
+        planned = tuple(case.position for case in PUBLIC) + SPEED
+        self.client = StudentClient(sandbox, shared_solver(), config.policy, planned=planned)
+        self.plugin = PublicFixtures(self.client)
+
+
+class PublicFixtures:
+    """The fixtures the public checks and the speed checks take: ``student`` (asking
+    lazily), ``solver``."""
+
+    def __init__(self, client: StudentClient) -> None:
         self._client = client
+
+    @pytest.fixture(scope="session")
+    def student(self) -> StudentClient:
+        return self._client
+
+    @pytest.fixture(scope="session")
+    def solver(self) -> Solver:
+        return self._client.solver
+
+
+class MinimaxFixtures(PublicFixtures):
+    """The fixtures the minimax's hidden tests take: ``student`` (every hidden position
+    asked first), ``hidden``, ``solver``."""
+
+    def __init__(self, client: StudentClient, hidden: "HiddenPositions") -> None:
+        super().__init__(client)
         self._hidden = hidden
         self._planned = False
 
@@ -62,12 +119,8 @@ class MinimaxFixtures:
         return self._client
 
     @pytest.fixture(scope="session")
-    def hidden(self) -> HiddenPositions:
+    def hidden(self) -> "HiddenPositions":
         return self._hidden
-
-    @pytest.fixture(scope="session")
-    def solver(self) -> Solver:
-        return self._client.solver
 
 
 def timing(client: StudentClient, sandbox: Sandbox) -> dict:

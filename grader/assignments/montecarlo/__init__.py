@@ -1,7 +1,8 @@
 """The course's Monte Carlo player: ``mc_trial``, ``mc_update_scores``, ``get_best_move``,
 ``mc_move``, judged function by function and then in games.
 
-Its hidden checks are ``test_montecarlo.py`` (this folder), its defaults ``default.cfg``,
+Its checks are ``test_public.py`` (the public ones, which students run too) and
+``test_montecarlo.py`` (the hidden ones), its defaults ``default.cfg``,
 its session ``grader.assignments.montecarlo.session``: each call seeded by the grader (so a
 random player gets the same grade on every run), and each statistical check's trials chosen
 from a bound on a correct player's chance of failing it (``bounds``).
@@ -25,11 +26,14 @@ assignment = Assignment(
     title="Monte Carlo Tic-Tac-Toe",
     functions=("mc_trial", "mc_update_scores", "get_best_move", "mc_move"),
     recognise=("mc_trial", "mc_update_scores", "get_best_move", "mc_move"),
-    suite=(_HERE / "test_montecarlo.py", _ROOT / "grader" / "suite" / "test_style.py"),
+    suite=(_HERE / "test_public.py", _HERE / "test_montecarlo.py",
+           _ROOT / "grader" / "suite" / "test_style.py"),
     default_config=_HERE / "default.cfg",
     prepare=_prepare,
     template=_ROOT / "student" / "mc_player.py",
     constants=("NTRIALS", "SCORE_CURRENT", "SCORE_OTHER", "MCMATCH", "MCOTHER"),
     docs="students/montecarlo.md",
     known_answers=_HERE / "submissions",
+    public_checks=(_HERE / "test_public.py",),
+    student_speed=_HERE / "test_speed.py",
 )

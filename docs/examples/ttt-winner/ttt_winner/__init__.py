@@ -1,10 +1,11 @@
 """Who won this Tic-Tac-Toe grid? The students write ``winner(grid)``.
 
 An assignment is one value, ``assignment``, that the grader finds through the entry point
-in pyproject.toml: what students must define, the hidden checks (``test_winner.py``),
-the rubric's defaults (``default.cfg``), the template, the known answers, and how a
-grading run asks the student's code (the grader's generic session: its hidden tests
-take the fixture ``student``).
+in pyproject.toml: what students must define, the checks (``test_public.py``, which
+students run with ``python -m student check``, and the hidden ``test_winner.py``), the
+rubric's defaults (``default.cfg``), the template, the known answers, and how a grading
+run asks the student's code (the grader's generic session: its tests take the fixture
+``student``).
 """
 
 from pathlib import Path
@@ -25,7 +26,8 @@ assignment = Assignment(
     title="Who won? (Tic-Tac-Toe)",
     functions=("winner",),               # a file must define these
     recognise=("winner",),               # a file defining these is for this assignment
-    suite=(HERE / "test_winner.py",),    # the hidden checks: one test per rubric item
+    suite=(HERE / "test_public.py", HERE / "test_winner.py"),   # every check a grade makes
+    public_checks=(HERE / "test_public.py",),   # those students run too: each test one check
     default_config=HERE / "default.cfg",
     prepare=prepare,
     template=HERE / "handout" / "winner.py",
