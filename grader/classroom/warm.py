@@ -44,14 +44,20 @@ from pathlib import Path
 from typing import Mapping
 
 from grader.classroom.orphans import die_with
+from grader.classroom.priority import lower_from
 
 COLD_VARIABLE = "TTT_GRADER_COLD"        # "1": every grade in its own fresh process
 # Variables each grade sets for itself; none is read before the grade starts.
+# (TTT_GRADER_NICE is not one: a server runs at the priority its grades ask for.)
 PER_GRADE_VARIABLES = frozenset({"TTT_GRADER_CPU", "TTT_GRADER_LEND", "TTT_GRADER_PROGRESS"})
 START_SECONDS = 60.0                     # for a server to import everything and say ready
 MAX_MESSAGE = 1 << 20                    # bytes of one protocol message (the environment)
 HOME = Path(__file__).resolve().parent.parent.parent   # where `python -m grader` runs
 SOURCES = ("grader", "provided")         # the code a server has loaded, watched for changes
+# ... and what of it a server has read once for all its grades: the grader's version hashes
+# the configuration files and pytest.ini too (grader.suite.config.grader_version).
+SOURCE_SUFFIXES = (".py", ".cfg", ".ini")
+INSTALLED = ("site-packages", "dist-packages")   # where packages are installed
 PROBE_SECONDS = 300.0                    # age at which a server probes bubblewrap again
 
 
@@ -84,15 +90,28 @@ def base_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def source_stamp(home: Path = HOME) -> tuple[tuple[str, int, int], ...]:
-    """Every loaded source file's name, size and modification time (a change: new server)."""
+    """Every loaded source file's name, size and modification time, and the modification
+    times of the folders packages are installed in (installing or removing one changes
+    it: the ``grader.assignments`` entry points a server has read): a change, a new
+    server."""
     stamp = []
     for folder in SOURCES:
-        for path in sorted((home / folder).rglob("*.py")):
+        for path in sorted((home / folder).rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES:
+                continue
             try:
                 info = path.stat()
             except OSError:
                 continue
             stamp.append((str(path), info.st_size, info.st_mtime_ns))
+    for entry in sys.path:
+        if Path(entry).name not in INSTALLED:
+            continue          # the working directory and the like: their changes are no code
+        try:
+            info = os.stat(entry)
+        except OSError:
+            continue
+        stamp.append((entry, 0, info.st_mtime_ns))
     return tuple(stamp)
 
 
@@ -158,7 +177,7 @@ class WarmServer:
                 [sys.executable, "-m", "grader.classroom.warm", str(theirs.fileno())],
                 cwd=self.home, env=self.environ, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
-                start_new_session=True, preexec_fn=_server_dies_with())
+                start_new_session=True, preexec_fn=_server_starts(self.environ))
         except OSError as problem:
             ours.close()
             raise WarmUnavailable(f"the warm server could not start: {problem}") from None
@@ -232,10 +251,16 @@ class WarmServer:
             self._process.wait()
 
 
-def _server_dies_with():
+def _server_starts(environ: Mapping[str, str]):
     # Linux: the server gets SIGTERM when the thread that started it ends (its running
-    # grade then gets its own SIGTERM, as a cold grade would).
-    return functools.partial(die_with, os.getpid())
+    # grade then gets its own SIGTERM, as a cold grade would). It runs at the CPU priority
+    # its grades ask for (grader.classroom.priority), and so does every grade it forks.
+    return functools.partial(_server_child, os.getpid(), dict(environ))
+
+
+def _server_child(parent: int, environ: Mapping[str, str]) -> None:
+    die_with(parent)
+    lower_from(environ)
 
 
 _local = threading.local()
@@ -313,7 +338,49 @@ def preload() -> None:
     for positions in (reachable(3), reachable(3, reverse=True),
                       hidden_positions(exhaustive=False).all()):
         shared_solver().solve(positions)
+    preload_assignments()
     probe_bubblewrap()
+
+
+def preload_assignments() -> None:
+    """What every grade of every assignment reads the same way, done once: the installed
+    assignments (their entry points), each one's hidden test modules (imported under the
+    names pytest's importlib mode looks for, so a grade's collection finds them imported),
+    each one's default configuration (its rubric's items, read from those tests), and the
+    grader's version (a hash of its source, which the server is replaced on a change of:
+    ``source_stamp``). About 0.1 s of every grade's own CPU. An assignment whose modules
+    fail here is left to each grade, which says why as it would cold."""
+    import importlib
+    from grader.assignments import registry
+    from grader.suite.config import Config, grader_version
+    grader_version()
+    for assignment in registry.available():
+        try:
+            Config.load(assignment=assignment.name)
+            for test_file in assignment.suite:
+                name = package_module_name(Path(test_file))
+                if name is not None:
+                    importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - an instructor's assignment: its grades say why
+            continue
+
+
+def package_module_name(path: Path) -> str | None:
+    """The dotted name of the module at ``path`` inside its packages (the folders above it
+    that hold an ``__init__.py``), as pytest's importlib mode names it; None when it is in
+    no package.
+
+    >>> package_module_name(HOME / "grader" / "suite" / "test_rubric.py")
+    'grader.suite.test_rubric'
+    >>> package_module_name(Path("/nowhere/test_x.py")) is None
+    True
+    """
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) if len(parts) > 1 else None
 
 
 _probed_at = float("-inf")

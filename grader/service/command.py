@@ -25,7 +25,7 @@ from grader.service.course.intake import show_size
 from grader.service.course.records import LatePolicy, PolicyError
 from grader.service.course.storage import Store
 from grader.service.course.times import course_zone, format_time, parse_time, show_time
-from grader.service.queue import QueueOptions
+from grader.service.queue import QueueOptions, priority_clause
 from grader.suite import table
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -583,6 +583,7 @@ def _describe(settings: Any, dates: Any, args: argparse.Namespace, decided: str)
     zone = settings.zone
     parts = [f"grading under {decided}", f"{args.jobs} at a time"
              + (f" on {args.scheduler}" if args.scheduler else " on this machine"),
+             priority_clause(settings.queue),
              f"limits: {settings.per_hour or 'no limit'} per hour, "
              f"{show_size(settings.max_size)}"]
     if deadlines.deadline:

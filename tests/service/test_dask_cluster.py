@@ -1,0 +1,155 @@
+"""The submission page on a real Dask cluster, started as docs/deploy/cluster.md says: a
+``dask scheduler`` and two ``dask worker`` processes (the test extra's dask[distributed]),
+``grader serve --scheduler``, a small rush of both assignments, and one worker killed with
+SIGKILL in the middle of a grade.
+
+What must hold: every hand-in is graded once (one result, one attempt, nothing in its
+student's history twice), each with the score ``grade`` gives its file (the assignments'
+known answers, whose expected.json tests/test_known_answers.py checks against ``grade``),
+and the grade that was running on the killed worker ended with it (no process left behind)
+and was finished on the other.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+distributed = pytest.importorskip("distributed")
+pytest.importorskip("httpx")
+
+from processes import grades_under, wait_gone  # noqa: E402
+from service_helpers import ROOT, Server, add_students  # noqa: E402
+
+DASK = Path(sys.executable).parent / "dask"      # the console script of dask[distributed]
+KNOWN = ROOT / "grader" / "assignments"
+# (assignment, known answer): the minimax's first, so that the first grades take a while.
+HAND_INS = [("minimax", "correct_pruned.py"), ("montecarlo", "correct_course_style.py"),
+            ("minimax", "bug_no_clone.py"), ("montecarlo", "bug_full_square.py"),
+            ("minimax", "correct_pruned.py"), ("montecarlo", "correct_clone.py")]
+FILE_NAMES = {"minimax": "mm_player.py", "montecarlo": "mc_player.py"}
+
+
+def expected_score(assignment: str, name: str) -> float:
+    expected = json.loads((KNOWN / assignment / "submissions" / "expected.json").read_text())
+    return float(expected[name]["score"])
+
+
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[tuple[str, Any]]:
+    """``dask scheduler`` and two ``dask worker``s on 127.0.0.1 (one thread each, each
+    under its nanny, as the recipe says): (the scheduler's address, a client of it)."""
+    if not DASK.exists():
+        pytest.skip(f"no {DASK}: install the test extra (dask[distributed])")
+    folder = tmp_path / "dask"
+    folder.mkdir()
+    found = folder / "scheduler.json"
+    log = open(folder / "dask.log", "ab")
+    started = [subprocess.Popen(
+        [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+         "--scheduler-file", str(found)], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+        cwd=folder)]
+    client = None
+    try:
+        deadline = time.monotonic() + 60
+        while not (found.exists() and found.stat().st_size):
+            assert time.monotonic() < deadline and started[0].poll() is None, \
+                "the scheduler did not start: " + (folder / "dask.log").read_text()
+            time.sleep(0.1)
+        address = json.loads(found.read_text())["address"]
+        for number in (1, 2):
+            started.append(subprocess.Popen(
+                [str(DASK), "worker", address, "--nthreads", "1", "--name", f"w{number}",
+                 "--host", "127.0.0.1", "--no-dashboard", "--local-directory", str(folder)],
+                stdout=log, stderr=log, stdin=subprocess.DEVNULL, cwd=folder))
+        client = distributed.Client(address, set_as_default=False, timeout=60)
+        client.wait_for_workers(2, timeout=120)
+        yield address, client
+    finally:
+        if client is not None:
+            client.close()
+        for process in reversed(started):
+            process.send_signal(signal.SIGTERM)
+        for process in reversed(started):
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        log.close()
+
+
+def worker_pids(client: Any) -> dict[str, int]:
+    """Each worker's process (not its nanny), by the worker's address."""
+    return {address: int(pid) for address, pid in client.run(os.getpid).items()}
+
+
+def kill_a_worker_in_a_grade(client: Any, seconds: float) -> tuple[int, list[int]]:
+    """SIGKILL the first worker seen running a grade: (its pid, the grades it ran)."""
+    deadline = time.monotonic() + seconds
+    pids = list(worker_pids(client).values())
+    while time.monotonic() < deadline:
+        for pid in pids:
+            grading = grades_under(pid)
+            if grading:
+                os.kill(pid, signal.SIGKILL)
+                return pid, grading
+        time.sleep(0.05)
+    raise AssertionError(f"no worker was seen grading within {seconds:g} s")
+
+
+@pytest.mark.grades(len(HAND_INS), jobs=2)
+def test_a_worker_killed_in_a_grade_loses_nothing_and_doubles_nothing(
+        cluster: tuple[str, Any], serve: Any, tmp_path: Path, load_factor: float) -> None:
+    address, client = cluster
+    data = tmp_path / "course"
+    students = [f"s{number}" for number in range(len(HAND_INS))]
+    add_students(data, [(student, f"Student {student}", "") for student in students])
+    server: Server = serve(data, "--scheduler", address, "--jobs", "2", "--per-hour", "0",
+                           "--assignment", "minimax", "--assignment", "montecarlo")
+    numbers = {}
+    for student, (assignment, name) in zip(students, HAND_INS):
+        with server.client(student) as api:
+            source = (KNOWN / assignment / "submissions" / name).read_bytes()
+            answer = api.post("/api/submissions", data={"assignment": assignment},
+                              files={"file": (FILE_NAMES[assignment], source)})
+            assert answer.status_code == 201, answer.text
+            numbers[student] = answer.json()["id"]
+
+    killed, grading = kill_a_worker_in_a_grade(client, 60 * load_factor)
+    # The grade ends with its worker (the warm grader and its grade die with the worker's
+    # thread): nothing of it keeps running.
+    assert wait_gone(grading, 30 * load_factor) == []
+
+    finals = {}
+    for student, number in numbers.items():
+        with server.client(student) as api:
+            finals[student] = server.wait_done(api, number, 240 * load_factor)
+            history = api.get("/api/submissions").json()["submissions"]
+        assert [one["id"] for one in history] == [number]            # nothing doubled
+    for student, (assignment, name) in zip(students, HAND_INS):
+        final = finals[student]
+        assert (final["status"], final["score"]) == ("done", expected_score(assignment, name)), \
+            (student, assignment, name, final.get("error"))
+    database = sqlite3.connect(data / "course.sqlite3")
+    try:
+        rows = database.execute("SELECT id, status, attempts, assignment FROM submissions "
+                                "ORDER BY id").fetchall()
+        earlier = database.execute("SELECT COUNT(*) FROM earlier_results").fetchone()[0]
+    finally:
+        database.close()
+    assert [(status, attempts, assignment) for _, status, attempts, assignment in rows] == \
+        [("done", 1, assignment) for assignment, _ in HAND_INS]       # each graded once
+    assert earlier == 0
+    assert killed not in worker_pids(client).values()
+    # The start line says the grading runs' priority (grader.classroom.priority).
+    assert "grading at a lower CPU priority than the page (nice 10" in server.log.read_text()
