@@ -16,7 +16,8 @@ finishes, not what it says.
 
 The wish travels in the grade's environment (``TTT_GRADER_NICE``), so that a warm server
 (``grader.classroom.warm``) started for such grades runs at that priority from its start
-and a server started for ``batch`` (no wish) is another one.
+and a server started for ``batch`` (no wish) is another one. The same variable in ``grader
+serve``'s own environment changes what it asks for (``TTT_GRADER_NICE=0``: the page's own).
 
 >>> wanted({NICE_VARIABLE: "10"}), wanted({}), wanted({NICE_VARIABLE: "x"})
 (10, 0, 0)
@@ -60,6 +61,17 @@ def wanted(environ: Mapping[str, str]) -> int:
     if not text.isdigit():
         return 0
     return min(int(text), MAX_NICE)
+
+
+def serving_nice(environ: Mapping[str, str] = os.environ) -> int:
+    """The priority ``grader serve`` grades at: GRADING_NICE, unless its own environment
+    says otherwise (``TTT_GRADER_NICE=0``: the page's own priority, on a machine that only
+    grades, say).
+
+    >>> serving_nice({}), serving_nice({NICE_VARIABLE: "0"}), serving_nice({NICE_VARIABLE: "5"})
+    (10, 0, 5)
+    """
+    return wanted(environ) if NICE_VARIABLE in environ else GRADING_NICE
 
 
 def priority_environment(nice: int) -> dict[str, str]:

@@ -61,7 +61,9 @@ class QueueOptions:
     jobs: int = 1                       # grading runs at once (threads; on Dask: tasks)
     scheduler: str | None = None        # a Dask scheduler's address, or None: this machine
     timeout: float | None = DEFAULT_TIMEOUT
-    nice: int = priority.GRADING_NICE   # grading runs below the web process's priority
+    # grading runs below the web process's priority (TTT_GRADER_NICE in serve's environment
+    # may say otherwise: grader.classroom.priority.serving_nice)
+    nice: int = field(default_factory=priority.serving_nice)
 
 
 def priority_clause(options: QueueOptions) -> str:

@@ -16,8 +16,6 @@ import json
 import os
 import signal
 import sqlite3
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any, Iterator
@@ -27,10 +25,10 @@ import pytest
 distributed = pytest.importorskip("distributed")
 pytest.importorskip("httpx")
 
+from dask_cluster import DASK, Cluster, local_cluster  # noqa: E402
 from processes import grades_under, wait_gone  # noqa: E402
 from service_helpers import ROOT, Server, add_students  # noqa: E402
 
-DASK = Path(sys.executable).parent / "dask"      # the console script of dask[distributed]
 KNOWN = ROOT / "grader" / "assignments"
 # (assignment, known answer): the minimax's first, so that the first grades take a while.
 HAND_INS = [("minimax", "correct_pruned.py"), ("montecarlo", "correct_course_style.py"),
@@ -45,58 +43,18 @@ def expected_score(assignment: str, name: str) -> float:
 
 
 @pytest.fixture
-def cluster(tmp_path: Path) -> Iterator[tuple[str, Any]]:
-    """``dask scheduler`` and two ``dask worker``s on 127.0.0.1 (one thread each, each
-    under its nanny, as the recipe says): (the scheduler's address, a client of it)."""
+def cluster(tmp_path: Path) -> Iterator[Cluster]:
+    """``dask scheduler`` and two ``dask worker``s on 127.0.0.1, as the recipe says."""
     if not DASK.exists():
         pytest.skip(f"no {DASK}: install the test extra (dask[distributed])")
-    folder = tmp_path / "dask"
-    folder.mkdir()
-    found = folder / "scheduler.json"
-    log = open(folder / "dask.log", "ab")
-    started = [subprocess.Popen(
-        [str(DASK), "scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
-         "--scheduler-file", str(found)], stdout=log, stderr=log, stdin=subprocess.DEVNULL,
-        cwd=folder)]
-    client = None
-    try:
-        deadline = time.monotonic() + 60
-        while not (found.exists() and found.stat().st_size):
-            assert time.monotonic() < deadline and started[0].poll() is None, \
-                "the scheduler did not start: " + (folder / "dask.log").read_text()
-            time.sleep(0.1)
-        address = json.loads(found.read_text())["address"]
-        for number in (1, 2):
-            started.append(subprocess.Popen(
-                [str(DASK), "worker", address, "--nthreads", "1", "--name", f"w{number}",
-                 "--host", "127.0.0.1", "--no-dashboard", "--local-directory", str(folder)],
-                stdout=log, stderr=log, stdin=subprocess.DEVNULL, cwd=folder))
-        client = distributed.Client(address, set_as_default=False, timeout=60)
-        client.wait_for_workers(2, timeout=120)
-        yield address, client
-    finally:
-        if client is not None:
-            client.close()
-        for process in reversed(started):
-            process.send_signal(signal.SIGTERM)
-        for process in reversed(started):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        log.close()
+    with local_cluster(tmp_path / "dask", workers=2) as running:
+        yield running
 
 
-def worker_pids(client: Any) -> dict[str, int]:
-    """Each worker's process (not its nanny), by the worker's address."""
-    return {address: int(pid) for address, pid in client.run(os.getpid).items()}
-
-
-def kill_a_worker_in_a_grade(client: Any, seconds: float) -> tuple[int, list[int]]:
+def kill_a_worker_in_a_grade(cluster: Cluster, seconds: float) -> tuple[int, list[int]]:
     """SIGKILL the first worker seen running a grade: (its pid, the grades it ran)."""
     deadline = time.monotonic() + seconds
-    pids = list(worker_pids(client).values())
+    pids = list(cluster.worker_pids().values())
     while time.monotonic() < deadline:
         for pid in pids:
             grading = grades_under(pid)
@@ -109,12 +67,11 @@ def kill_a_worker_in_a_grade(client: Any, seconds: float) -> tuple[int, list[int
 
 @pytest.mark.grades(len(HAND_INS), jobs=2)
 def test_a_worker_killed_in_a_grade_loses_nothing_and_doubles_nothing(
-        cluster: tuple[str, Any], serve: Any, tmp_path: Path, load_factor: float) -> None:
-    address, client = cluster
+        cluster: Cluster, serve: Any, tmp_path: Path, load_factor: float) -> None:
     data = tmp_path / "course"
     students = [f"s{number}" for number in range(len(HAND_INS))]
     add_students(data, [(student, f"Student {student}", "") for student in students])
-    server: Server = serve(data, "--scheduler", address, "--jobs", "2", "--per-hour", "0",
+    server: Server = serve(data, "--scheduler", cluster.address, "--jobs", "2", "--per-hour", "0",
                            "--assignment", "minimax", "--assignment", "montecarlo")
     numbers = {}
     for student, (assignment, name) in zip(students, HAND_INS):
@@ -125,7 +82,7 @@ def test_a_worker_killed_in_a_grade_loses_nothing_and_doubles_nothing(
             assert answer.status_code == 201, answer.text
             numbers[student] = answer.json()["id"]
 
-    killed, grading = kill_a_worker_in_a_grade(client, 60 * load_factor)
+    killed, grading = kill_a_worker_in_a_grade(cluster, 60 * load_factor)
     # The grade ends with its worker (the warm grader and its grade die with the worker's
     # thread): nothing of it keeps running.
     assert wait_gone(grading, 30 * load_factor) == []
@@ -150,6 +107,6 @@ def test_a_worker_killed_in_a_grade_loses_nothing_and_doubles_nothing(
     assert [(status, attempts, assignment) for _, status, attempts, assignment in rows] == \
         [("done", 1, assignment) for assignment, _ in HAND_INS]       # each graded once
     assert earlier == 0
-    assert killed not in worker_pids(client).values()
+    assert killed not in cluster.worker_pids().values()
     # The start line says the grading runs' priority (grader.classroom.priority).
     assert "grading at a lower CPU priority than the page (nice 10" in server.log.read_text()
