@@ -29,8 +29,8 @@ import grader
 from grader.classroom.discover import Submission
 from grader.classroom.orphans import die_with
 from grader.classroom.priority import lower, priority_environment
-from grader.classroom.warm import ServerLost, WarmProcess, WarmUnavailable
-from grader.classroom.warm import server_for as warm_server_for
+from grader.classroom.warm import ServerLost, WarmProcess, WarmUnavailable, give_back
+from grader.classroom.warm import take as take_warm_server
 from grader.sandbox.cpu import CPU_VARIABLE, LEND_VARIABLE
 
 GRADER_HOME = Path(grader.__file__).resolve().parent.parent  # where `python -m grader` runs
@@ -197,6 +197,9 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
         except BaseException:
             _terminate(process, 0)
             raise
+        finally:
+            if warm:
+                give_back(process.server)    # type: ignore[union-attr]
     try:
         results: str | None = json_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -215,8 +218,12 @@ def _start_warm(argv: list[str], environ: dict[str, str], stdout: int,
     server), before anything has started."""
     if argv[:3] != [sys.executable, "-m", "grader"]:
         raise WarmUnavailable("not a `python -m grader` command")
-    server = warm_server_for(environ)
-    return server.start(argv[3:], environ, stdout, stderr)
+    server = take_warm_server(environ)
+    try:
+        return server.start(argv[3:], environ, stdout, stderr)
+    except WarmUnavailable:
+        give_back(server)        # it closed itself: give_back ends it for good
+        raise
 
 
 def _start_cold(parent: int, nice: int) -> None:

@@ -30,6 +30,7 @@ changed on disk since it started, is replaced by a new one first.
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import functools
 import json
 import os
@@ -41,7 +42,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from grader.classroom.orphans import die_with
 from grader.classroom.priority import lower_from
@@ -152,6 +153,11 @@ class WarmProcess:
             self._server.send({"release": self.pid})   # it may now be reaped
         return self.returncode
 
+    @property
+    def server(self) -> "WarmServer":
+        """The server that forked it (to ``give_back`` once the grade has ended)."""
+        return self._server
+
     def terminate(self) -> None:
         """SIGTERM to the grade (not its group), as ``Popen.terminate``."""
         if self.returncode is None:
@@ -159,9 +165,8 @@ class WarmProcess:
 
 
 class WarmServer:
-    """A preloaded ``python -m grader.classroom.warm`` process and its connection.
-
-    Start it in the thread that will use it: on Linux it ends with that thread."""
+    """A preloaded ``python -m grader.classroom.warm`` process and its connection, used by
+    one grade at a time (``take`` and ``give_back``). On Linux it ends with this process."""
 
     def __init__(self, environ: Mapping[str, str], home: Path = HOME) -> None:
         if not fork_available():
@@ -173,11 +178,12 @@ class WarmServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._socket = ours
         try:
-            self._process = subprocess.Popen(
+            self._process = _pool.in_keeper(functools.partial(
+                subprocess.Popen,
                 [sys.executable, "-m", "grader.classroom.warm", str(theirs.fileno())],
                 cwd=self.home, env=self.environ, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
-                start_new_session=True, preexec_fn=_server_starts(self.environ))
+                start_new_session=True, preexec_fn=_server_starts(self.environ)))
         except OSError as problem:
             ours.close()
             raise WarmUnavailable(f"the warm server could not start: {problem}") from None
@@ -192,12 +198,14 @@ class WarmServer:
             self.close()
             raise WarmUnavailable(f"the warm server did not start within {START_SECONDS:g} s")
 
-    def fits(self, environ: Mapping[str, str]) -> bool:
+    def fits(self, environ: Mapping[str, str],
+             stamp: tuple[tuple[str, int, int], ...] | None = None) -> bool:
         """Whether a grade with ``environ`` is exactly what this server's children run:
-        the same environment (but the per-grade variables), the same source files."""
+        the same environment (but the per-grade variables), the same source files
+        (``stamp``: ``source_stamp()`` of now, when the caller has it)."""
         return (self.owner == os.getpid() and self.alive()
                 and base_environment(environ) == self.environ
-                and source_stamp(self.home) == self.stamp)
+                and (source_stamp(self.home) if stamp is None else stamp) == self.stamp)
 
     def alive(self) -> bool:
         return self._process.poll() is None
@@ -252,9 +260,10 @@ class WarmServer:
 
 
 def _server_starts(environ: Mapping[str, str]):
-    # Linux: the server gets SIGTERM when the thread that started it ends (its running
-    # grade then gets its own SIGTERM, as a cold grade would). It runs at the CPU priority
-    # its grades ask for (grader.classroom.priority), and so does every grade it forks.
+    # Linux: the server gets SIGTERM when the thread that started it (the pool's keeper,
+    # which lives as long as this process) ends (its running grade then gets its own
+    # SIGTERM, as a cold grade would). It runs at the CPU priority its grades ask for
+    # (grader.classroom.priority), and so does every grade it forks.
     return functools.partial(_server_child, os.getpid(), dict(environ))
 
 
@@ -263,53 +272,101 @@ def _server_child(parent: int, environ: Mapping[str, str]) -> None:
     lower_from(environ)
 
 
-_local = threading.local()
-_servers: list[WarmServer] = []
-_servers_lock = threading.Lock()
+class _Pool:
+    """This process's warm servers: ``idle`` ones wait for a grade, each ``busy`` one runs
+    one. A server is started from the keeper, a thread that lives as long as the process,
+    so it ends with the process (SIGKILL included), not with the thread that wanted it;
+    any thread may then grade with it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: list[WarmServer] = []
+        self.busy: list[WarmServer] = []
+        self.failed: str | None = None            # why a server could not start here
+        self.keeper: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
+
+    def in_keeper(self, function: Any) -> Any:
+        """``function()`` run by the keeper thread (this process's own: a forked copy of
+        the process makes its own)."""
+        with self.lock:
+            if self.keeper is None or self.keeper[0] != os.getpid():
+                self.keeper = (os.getpid(), concurrent.futures.ThreadPoolExecutor(
+                    1, thread_name_prefix="warm-keeper"))
+            keeper = self.keeper[1]
+        return keeper.submit(function).result()
+
+
+_pool = _Pool()
 
 
 def server_for(environ: Mapping[str, str]) -> WarmServer:
-    """This thread's warm server for a grade with ``environ``: the one it has if it fits,
-    else a new one. Raises WarmUnavailable (grade cold) if warm grading is off or cannot
-    start here; a server that failed to start is not tried again in this thread."""
+    """An idle warm server for a grade with ``environ``: one this process has if it fits,
+    else a new one (it stays idle: ``take`` one to grade with). Raises WarmUnavailable
+    (grade cold) if warm grading is off or cannot start here; a server that failed to
+    start is not tried again in this process."""
+    return _find(environ, take=False)
+
+
+def take(environ: Mapping[str, str]) -> WarmServer:
+    """A warm server for one grade with ``environ``, no other grade's until ``give_back``:
+    an idle one that fits, else a new one (WarmUnavailable as ``server_for``). Servers are
+    shared by all the threads of the process: a batch or a page that grades ``jobs`` at a
+    time keeps about ``jobs`` servers, whichever threads grade."""
+    return _find(environ, take=True)
+
+
+def give_back(server: WarmServer) -> None:
+    """A grade ended: its server waits for the next (or ends, if it has ended or changed
+    hands in a fork)."""
+    with _pool.lock:
+        if server in _pool.busy:
+            _pool.busy.remove(server)
+        keep = server.owner == os.getpid() and server.alive()
+        if keep:
+            _pool.idle.append(server)
+    if not keep:
+        server.close()
+
+
+def _find(environ: Mapping[str, str], take: bool) -> WarmServer:
     if not warm_wanted(environ):
         raise WarmUnavailable(f"{COLD_VARIABLE} is set or this system cannot fork")
-    failed = getattr(_local, "failed", None)
-    if failed is not None:
-        raise WarmUnavailable(failed)
-    server: WarmServer | None = getattr(_local, "server", None)
-    if server is not None and server.fits(environ):
-        return server
-    if server is not None:
-        _forget(server)
+    stamp = source_stamp()
+    ended: list[WarmServer] = []
+    with _pool.lock:
+        if _pool.failed is not None:
+            raise WarmUnavailable(_pool.failed)
+        found = next((server for server in _pool.idle if server.fits(environ, stamp)), None)
+        if found is None:
+            # The newest environment (or source) wins: idle servers for another one end.
+            ended = list(_pool.idle)
+            _pool.idle.clear()
+        elif take:
+            _pool.idle.remove(found)
+            _pool.busy.append(found)
+    for server in ended:
+        server.close()
+    if found is not None:
+        return found
     try:
         server = WarmServer(environ)
     except WarmUnavailable as problem:
-        _local.failed = str(problem)
+        with _pool.lock:
+            _pool.failed = str(problem)
         raise
-    _local.server = server
-    with _servers_lock:
-        _servers.append(server)
+    with _pool.lock:
+        (_pool.busy if take else _pool.idle).append(server)
     return server
-
-
-def _forget(server: WarmServer) -> None:
-    _local.server = None
-    with _servers_lock:
-        if server in _servers:
-            _servers.remove(server)
-    server.close()
 
 
 @atexit.register
 def close_all() -> None:
     """End every warm server of this process (at exit; tests call it too)."""
-    with _servers_lock:
-        servers = list(_servers)
-        _servers.clear()
+    with _pool.lock:
+        servers = _pool.idle + _pool.busy
+        _pool.idle, _pool.busy, _pool.failed = [], [], None
     for server in servers:
         server.close()
-    _local.__dict__.clear()
 
 
 # -- the server's side ---------------------------------------------------------------------
@@ -320,16 +377,16 @@ def preload() -> None:
     with them done."""
     import grader.suite.command  # noqa: F401 - what a grade runs (python -m grader grade)
     import grader.judge.play  # noqa: F401 - imported later by every grade
+    import grader.assignments.minimax.session  # noqa: F401 - its prepare imports it
     import grader.suite.style  # noqa: F401
-    import _pytest.faulthandler, _pytest.helpconfig, _pytest.junitxml  # noqa: F401,E401
-    import _pytest.pastebin, _pytest.setuponly, _pytest.setupplan  # noqa: F401,E401
-    import _pytest.skipping, _pytest.tracemalloc, _pytest.unittest  # noqa: F401,E401
-    import _pytest.warnings  # noqa: F401
+    # pytest's plugins a grade loads (grader.suite.engine turns the others off).
+    import _pytest.helpconfig, _pytest.skipping, _pytest.tracemalloc  # noqa: F401,E401
+    import _pytest.unittest, _pytest._argcomplete, _pytest.warnings  # noqa: F401,E401
     import pytest_timeout  # noqa: F401 - the backstop every grade turns on
-    # The standard library's share of what pytest's own plugins import in a grade (a
-    # grade loads no other plugin: see grader.suite.engine).
-    import faulthandler, pdb  # noqa: F401,E401
-    import xml.etree.ElementTree  # noqa: F401
+    # The standard library's share of what they import in a grade (a grade loads no other
+    # plugin: see grader.suite.engine).
+    import faulthandler, pdb, readline  # noqa: F401,E401
+    import email.parser  # noqa: F401 - importlib.metadata reading a distribution's metadata
     from grader.judge.positions import hidden_positions
     from grader.judge.solver import reachable, shared_solver
     # Every 3x3 game a grade can play, both modes, and the hidden positions: solved once
