@@ -43,7 +43,7 @@ sys.path.insert(0, str(HERE.parent / "service"))      # the drill's modules
 sys.path.insert(0, str(HERE.parent.parent))          # the project's grader
 
 from bench_polls import wrk  # noqa: E402
-from bench_service import batch  # noqa: E402
+from batch_compare import batch  # noqa: E402
 from semester_drill import Drill, Term  # noqa: E402
 from semester_report import check, settle, when  # noqa: E402
 

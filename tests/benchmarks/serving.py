@@ -1,6 +1,7 @@
 """The benchmarks' own ``python -m grader serve`` on the loopback (bench_service.py,
-bench_slow_body.py): import a roster and read each student's link token, start the server and
-read the URL it prints, stop it. Not a benchmark and not a test: a module the scripts import.
+bench_slow_body.py, bench_polls.py): import a roster and read each student's link token,
+start the server and read the URL it prints, stop it; what the server process uses (memory,
+CPU, grading runs at once). Not a benchmark and not a test: a module the scripts import.
 
     command = [sys.executable, "-m", "grader", "serve", "--data", str(data), "--host", HOST]
     tokens = roster_tokens(command, roster)
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import os
+import resource
 import re
 import shutil
 import signal
@@ -72,3 +74,60 @@ def clean_up(server: subprocess.Popen | None, folder: Path, keep: bool) -> None:
         print(f"kept {folder}")
     else:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def proc_kib(pid: int, key: str) -> int:
+    """A line of /proc/PID/status in KiB (VmRSS, VmHWM), 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) process ``pid`` has used itself, its children not
+    counted; 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """This benchmark's own CPU time (its clients share the cores with the server)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def parents() -> dict[int, int]:
+    """Every process's parent, from one pass over /proc."""
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
+                    found[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    return found
+
+
+def children(pid: int) -> int:
+    """How many grading runs the server ``pid`` has: the children its warm servers forked,
+    and its cold ``python -m grader grade`` children (a warm server itself is no run)."""
+    parent_of = parents()
+    count = 0
+    for child in [child for child, parent in parent_of.items() if parent == pid]:
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as cmdline:
+                warm = b"grader.classroom.warm" in cmdline.read()
+        except OSError:
+            continue
+        count += sum(parent == child for parent in parent_of.values()) if warm else 1
+    return count
