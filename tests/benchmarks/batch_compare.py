@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import sqlite3
 import statistics
 import subprocess
@@ -21,17 +22,23 @@ from pathlib import Path
 from typing import Any
 
 PROJECT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(PROJECT))           # the project's grader, wherever this runs from
+
+from grader.classroom.priority import NICE_VARIABLE, serving_nice  # noqa: E402
 
 
 def batch(folder: Path, out: Path, jobs: int, assignment: str | None = None
           ) -> tuple[float, dict[str, float], list[float]]:
     """batch's wall time on the same files, its score for each student and each run's wall
-    (``--assignment`` when given: batch grades a folder as one assignment)."""
+    (``--assignment`` when given: batch grades a folder as one assignment). Its grading runs
+    have the CPU priority the page's have (``TTT_GRADER_NICE``, grader.classroom.priority):
+    on a machine others use too, a lower priority is a slower grade, on both sides alike."""
     started = time.monotonic()
     chosen = ["--assignment", assignment] if assignment else []
+    nice = {NICE_VARIABLE: str(serving_nice())}
     subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
                     "--jobs", str(jobs), "--quiet", *chosen], cwd=PROJECT, check=False,
-                   timeout=24 * 3600)
+                   timeout=24 * 3600, env={**os.environ, **nice})
     wall = time.monotonic() - started
     with open(out / "gradebook.csv", encoding="utf-8-sig", newline="") as handle:
         rows = list(csv.DictReader(handle))

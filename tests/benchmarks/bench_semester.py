@@ -22,7 +22,7 @@ while both cores grade and after the term, idle; the grading throughput of each 
 against ``batch --jobs 2`` on the same files.
 
 Not a test: pytest does not collect bench_*.py. A smaller term for a look:
-``--students 60 --window 120 --late 30 --outage 90``.
+``--students 60 --window 300 --late 60 --outage 300``.
 """
 
 from __future__ import annotations
@@ -51,9 +51,10 @@ from semester_report import check, settle, when  # noqa: E402
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--students", type=int, default=500)
-    parser.add_argument("--window", type=float, default=600.0, metavar="SECONDS",
-                        help="each assignment's time before its deadline (default 600)")
-    parser.add_argument("--late", type=float, default=120.0, metavar="SECONDS")
+    parser.add_argument("--window", type=float, default=1200.0, metavar="SECONDS",
+                        help="each assignment's time before its deadline (default 1200: the "
+                             "minimax's rush is graded before the Monte Carlo's begins)")
+    parser.add_argument("--late", type=float, default=300.0, metavar="SECONDS")
     parser.add_argument("--outage", type=float, default=600.0, metavar="SECONDS",
                         help="the LMS's scores down this long (default 600: ten minutes)")
     parser.add_argument("--jobs", type=int, default=2)

@@ -22,8 +22,8 @@ pytest.importorskip("lti1p3platform")
 from semester_drill import Drill, Term  # noqa: E402
 from semester_report import check, settle  # noqa: E402
 
-SHORT = Term(students=12, window=14.0, rush=0.5, late=5.0, outage=4.0, outage_at=0.55,
-             kill_at=0.8, extensions=0.1, late_share=0.2, resubmit=0.1, adjustments=2)
+SHORT = Term(students=12, window=10.0, rush=0.5, late=4.0, outage=3.0, outage_at=0.5,
+             kill_at=0.7, extensions=0.1, late_share=0.2, resubmit=0.1, adjustments=2)
 
 
 @pytest.mark.grades(40, jobs=2)
