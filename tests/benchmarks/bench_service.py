@@ -71,6 +71,7 @@ import httpx
 from batch_compare import batch, batch_each, compare_runs, show_throughput
 from serving import (children, clean_up, cpu_seconds, own_cpu_seconds, proc_kib,
                      roster_tokens, start_serving, stop_server)
+from semester_drill import class_files  # noqa: E402  (tests/service, as serving puts it)
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
@@ -162,17 +163,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     if args.students < 1 or args.jobs < 1 or args.over < 0 or args.readers < 0:
         parser.error("--students and --jobs must be 1 or more, --over and --readers 0 or more")
     return args
-
-
-def class_files(count: int, mix: list[tuple[Path, int]], rng: random.Random) -> list[Path]:
-    """``count`` files in the mix's proportions (largest remainders), shuffled."""
-    total = sum(share for _, share in mix)
-    exact = [(path, count * share / total) for path, share in mix]
-    files = [path for path, amount in exact for _ in range(int(amount))]
-    rest = sorted(exact, key=lambda pair: pair[1] - int(pair[1]), reverse=True)
-    files += [path for path, _ in rest[:count - len(files)]]
-    rng.shuffle(files)
-    return files
 
 
 def build_class(folder: Path, args: argparse.Namespace, rng: random.Random

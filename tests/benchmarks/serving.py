@@ -19,11 +19,15 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Callable
 
 PROJECT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(PROJECT / "tests" / "service"))   # processes.py
+
+from processes import parents  # noqa: E402  (every process's parent, from /proc)
 
 
 def roster_tokens(command: list[str], roster: Path) -> dict[str, str]:
@@ -103,19 +107,6 @@ def own_cpu_seconds() -> float:
     """This benchmark's own CPU time (its clients share the cores with the server)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
-
-
-def parents() -> dict[int, int]:
-    """Every process's parent, from one pass over /proc."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
-                    found[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    return found
 
 
 def children(pid: int) -> int:

@@ -24,21 +24,10 @@ from grader.classroom.run import GradingOptions, run_grade
 pytestmark = pytest.mark.skipif(not hasattr(os, "sched_getscheduler"),
                                 reason="no process priorities here (not Linux)")
 
-SAYS_PRIORITY = '''"""A wrong but fast submission that says, when imported, the CPU priority it runs at."""
-import os
-
-print(f"nice={os.getpriority(os.PRIO_PROCESS, 0)} policy={os.sched_getscheduler(0)}")
-
-
-def mm_move(board, player):
-    if board.check_win() is not None:
-        return 0, (-1, -1)
-    return 0, board.get_empty_squares()[0]
-
-
-def move_wrapper(board, player, trials):
-    return mm_move(board, player)[1]
-'''
+CONSTANT = Path(__file__).resolve().parents[1] / "submissions" / "batch" / "constant.py"
+# A wrong but fast submission that says, when imported, the CPU priority it runs at.
+SAYS_PRIORITY = ("import os\n\nprint(f\"nice={os.getpriority(os.PRIO_PROCESS, 0)} "
+                 "policy={os.sched_getscheduler(0)}\")\n\n" + CONSTANT.read_text(encoding="utf-8"))
 
 
 def test_lowering_changes_the_calling_thread_only() -> None:
