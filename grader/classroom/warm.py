@@ -1,8 +1,9 @@
 """A warm grader: a preloaded process that forks each ``python -m grader grade`` run.
 
 Most of what one ``grade`` costs the grader is the same every time: starting Python,
-importing pytest and the grader, working out and solving the hidden positions, probing
-bubblewrap. A :class:`WarmServer` is
+importing pytest and the grader, working out and solving the hidden positions, importing
+every assignment's hidden tests and reading its configuration, probing bubblewrap. A
+:class:`WarmServer` is
 a long-lived ``python -m grader.classroom.warm`` process that has done all of that once;
 for each grade it forks a child, and the child does exactly what ``python -m grader grade``
 does in its main (same arguments, environment, working directory, a session and process
@@ -11,11 +12,13 @@ ends through the interpreter's ordinary exit, with the exit status a subprocess 
 A fork is a fresh copy of the preloaded state, so nothing of one grade reaches the next; the
 student's code still runs only in the grade's sandbox, never in the server or the child.
 
-The server takes one grade at a time (:func:`grader.classroom.run.run_grade` keeps one per
-thread: ``batch`` has two per ``--jobs`` slot, the second for a slot a sleeping grade
-lends). The caller signals the child itself (SIGTERM, then SIGKILL to its group), as it
-would a subprocess; the server reaps the child only after the caller has read its exit
-status, so its pid and group cannot be reused before that.
+The server takes one grade at a time: :func:`grader.classroom.run.run_grade` ``take``s an
+idle one of the process's servers for each grade and gives it back after, so the threads
+that take turns (``batch`` and ``grader serve`` have two per ``--jobs`` slot, the second
+for a slot a sleeping grade lends) share about one server per grade at once. The caller
+signals the child itself (SIGTERM, then SIGKILL to its group), as it would a subprocess;
+the server reaps the child only after the caller has read its exit status, so its pid and
+group cannot be reused before that.
 
 The server refuses (:class:`WarmUnavailable`; the caller then runs the grade cold, as a
 subprocess) where it is not sure to give the same grade: no ``os.fork`` or no fd passing,
