@@ -63,14 +63,14 @@ def timed(command: list[str], tree: Path = PROJECT) -> tuple[float, float]:
 def students_cpu(out: Path) -> float:
     """The students' own CPU time, every result of a batch's output folder together."""
     return sum(json.loads(path.read_text(encoding="utf-8"))["extra_data"]["student_cpu_seconds"]
-               for path in (out / "results").glob("*.json"))
+               for path in (out / "results").rglob("*.json"))   # either layout (--vs a tree)
 
 
 def one_batch(source: Path, out: Path, jobs: int, count: int, tree: Path) -> dict[str, float]:
     """One batch: its wall and grader CPU, the students' CPU, and the fixed cost per grade."""
     wall, cpu = timed([sys.executable, "-m", "grader", "batch", str(source), "--out", str(out),
                        "--jobs", str(jobs), "--quiet"], tree)
-    done = len(list((out / "results").glob("*.json")))
+    done = len(list((out / "results").rglob("*.json")))
     assert done == count, f"{done} results of {count}"
     students = students_cpu(out)
     shutil.rmtree(out, ignore_errors=True)
