@@ -13,14 +13,22 @@ autograder zip and the students' handout.
     outcome = run_batch(found, BatchOptions(out=Path("grades")), LocalRunner(jobs=2))
 """
 
-from grader.classroom.batch import BatchOptions, BatchOutcome, Finished, run_batch
-from grader.classroom.command import register
-from grader.classroom.discover import Submission, find_submissions, student_id_of
-from grader.classroom.run import Attempt, GradingOptions, Job, LocalRunner, grade_argv
-from grader.classroom.state import BatchLockedError, OutputFolder, plan_batch
-from grader.classroom.unpack import ArchiveError, SubmissionsError, extract_zip
+import importlib
+from typing import Any
 
-__all__ = ["BatchOptions", "BatchOutcome", "Finished", "run_batch", "register", "Submission",
-           "find_submissions", "student_id_of", "Attempt", "GradingOptions", "Job",
-           "LocalRunner", "grade_argv", "BatchLockedError", "OutputFolder", "plan_batch",
-           "ArchiveError", "SubmissionsError", "extract_zip"]
+# Imported when first asked for (PEP 562): a process that needs one module of the room (the
+# warm grader, ``python -m grader.classroom.warm``, a Dask worker) does not import the
+# batch, its books and the similarity with it (half a second of every warm grader's start).
+_WHERE = {"BatchOptions": "batch", "BatchOutcome": "batch", "Finished": "batch",
+          "run_batch": "batch", "register": "command", "Submission": "discover",
+          "find_submissions": "discover", "student_id_of": "discover", "Attempt": "run",
+          "GradingOptions": "run", "Job": "run", "LocalRunner": "run", "grade_argv": "run",
+          "BatchLockedError": "state", "OutputFolder": "state", "plan_batch": "state",
+          "ArchiveError": "unpack", "SubmissionsError": "unpack", "extract_zip": "unpack"}
+__all__ = list(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _WHERE:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{_WHERE[name]}"), name)

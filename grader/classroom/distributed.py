@@ -64,6 +64,7 @@ class Payload:
     timeout: float | None
     stop_event: str | None = None     # the name of the batch's distributed.Event
     student_name: str = ""            # for the report's header (grade --student-name)
+    nice: int = 0                     # a lower CPU priority (grader.classroom.priority)
 
 
 def payload_for(job: Job, stop_event: str | None = None) -> Payload:
@@ -102,7 +103,7 @@ def payload_for(job: Job, stop_event: str | None = None) -> Payload:
     if sum(len(data) for _, data in files) > MAX_SHIPPED_BYTES:
         raise ValueError(f"{submission.student_id}: more than {MAX_SHIPPED_BYTES} bytes to ship")
     return Payload(submission.student_id, name, tuple(files), options, job.timeout, stop_event,
-                   job.student_name)
+                   job.student_name, job.nice)
 
 
 def grade_remote(payload: Payload) -> Attempt:
@@ -128,7 +129,7 @@ def grade_remote(payload: Payload) -> Attempt:
             return Attempt(payload.student_id, None, None, stopped=True)
         return run_grade(root / payload.submission, payload.student_id, options,
                          root / "scratch", payload.timeout, should_stop,
-                         student_name=payload.student_name)
+                         student_name=payload.student_name, nice=payload.nice)
 
 
 def _stop_checker(name: str | None) -> Any:

@@ -28,8 +28,9 @@ from typing import Callable, Iterator, Protocol
 import grader
 from grader.classroom.discover import Submission
 from grader.classroom.orphans import die_with
-from grader.classroom.warm import ServerLost, WarmProcess, WarmUnavailable
-from grader.classroom.warm import server_for as warm_server_for
+from grader.classroom.priority import lower, priority_environment
+from grader.classroom.warm import ServerLost, WarmProcess, WarmUnavailable, give_back
+from grader.classroom.warm import take as take_warm_server
 from grader.sandbox.cpu import CPU_VARIABLE, LEND_VARIABLE
 
 GRADER_HOME = Path(grader.__file__).resolve().parent.parent  # where `python -m grader` runs
@@ -129,7 +130,8 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
               should_stop: Callable[[], bool] = lambda: False,
               grace: float = GRACE_SECONDS, slot: int | None = None,
               env: dict[str, str] | None = None,
-              lend: Callable[[], None] | None = None, student_name: str = "") -> Attempt:
+              lend: Callable[[], None] | None = None, student_name: str = "",
+              nice: int = 0) -> Attempt:
     """Grade one submission in a ``python -m grader grade`` subprocess; never raises for it.
 
     The subprocess writes into ``scratch`` (a folder of its own); on a timeout
@@ -140,8 +142,9 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     serve`` names a progress file with ``TTT_GRADER_PROGRESS``). ``lend``, if given, is
     called (once) when the run says its CPU is free: its student's code waits instead of
     computing (``grader.sandbox.cpu.lend``). ``student_name``: shown in the report's header
-    beside the id. ``Attempt.warm`` says whether the warm server forked it (see the module's
-    docstring).
+    beside the id. ``nice``: a lower CPU priority for the run and all it starts
+    (``grader.classroom.priority``: ``grader serve`` grades beside its web process).
+    ``Attempt.warm`` says whether the warm server forked it (see the module's docstring).
     """
     scratch = Path(scratch)
     scratch.mkdir(parents=True, exist_ok=True)
@@ -153,7 +156,8 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     started = time.monotonic()
     timed_out = stopped = warm = False
     with open(scratch / "stdout", "wb") as stdout, open(scratch / "stderr", "wb") as stderr:
-        extra = {**(env or {}), **({} if slot is None else {CPU_VARIABLE: str(slot)}),
+        extra = {**(env or {}), **priority_environment(nice),
+                 **({} if slot is None else {CPU_VARIABLE: str(slot)}),
                  **({} if lend is None else {LEND_VARIABLE: str(lent_file.resolve())})}
         environ = {**os.environ, **extra}
         process: subprocess.Popen | WarmProcess
@@ -165,8 +169,8 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
                 process = subprocess.Popen(argv, cwd=GRADER_HOME, stdin=subprocess.DEVNULL,
                                            stdout=stdout, stderr=stderr, start_new_session=True,
                                            env=environ if extra else None,
-                                           preexec_fn=functools.partial(die_with,
-                                                                        os.getpid()))
+                                           preexec_fn=functools.partial(
+                                               _start_cold, os.getpid(), nice))
             except OSError as problem:
                 return Attempt(student_id, None, None,
                                errors=f"cannot start the grader: {problem}")
@@ -193,6 +197,9 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
         except BaseException:
             _terminate(process, 0)
             raise
+        finally:
+            if warm:
+                give_back(process.server)    # type: ignore[union-attr]
     try:
         results: str | None = json_path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -211,8 +218,19 @@ def _start_warm(argv: list[str], environ: dict[str, str], stdout: int,
     server), before anything has started."""
     if argv[:3] != [sys.executable, "-m", "grader"]:
         raise WarmUnavailable("not a `python -m grader` command")
-    server = warm_server_for(environ)
-    return server.start(argv[3:], environ, stdout, stderr)
+    server = take_warm_server(environ)
+    try:
+        return server.start(argv[3:], environ, stdout, stderr)
+    except WarmUnavailable:
+        give_back(server)        # it closed itself: give_back ends it for good
+        raise
+
+
+def _start_cold(parent: int, nice: int) -> None:
+    """In a cold grade's child, before it runs Python: it ends with ``parent`` and runs at
+    ``nice`` (as a warm server's grades do)."""
+    die_with(parent)
+    lower(nice)
 
 
 def _terminate(process: subprocess.Popen | WarmProcess, grace: float) -> None:
@@ -245,6 +263,7 @@ class Job:
     scratch: Path                        # a folder for this attempt only
     timeout: float | None = DEFAULT_TIMEOUT
     student_name: str = ""               # for the report's header ("": the id alone)
+    nice: int = 0                        # a lower CPU priority (grader.classroom.priority)
 
 
 class Slot:
@@ -344,7 +363,7 @@ class LocalRunner:
             assert submission.path is not None
             return run_grade(submission.path, submission.student_id, job.options,
                              job.scratch, job.timeout, self._stop.is_set, slot=slot.index,
-                             lend=slot.lend, student_name=job.student_name)
+                             lend=slot.lend, student_name=job.student_name, nice=job.nice)
 
     def _take_slot(self) -> int | None:
         """A free slot, once every grade that asked before has one; None when stopping."""

@@ -1,8 +1,9 @@
 """A warm grader: a preloaded process that forks each ``python -m grader grade`` run.
 
 Most of what one ``grade`` costs the grader is the same every time: starting Python,
-importing pytest and the grader, working out and solving the hidden positions, probing
-bubblewrap. A :class:`WarmServer` is
+importing pytest and the grader, working out and solving the hidden positions, importing
+every assignment's hidden tests and reading its configuration, probing bubblewrap. A
+:class:`WarmServer` is
 a long-lived ``python -m grader.classroom.warm`` process that has done all of that once;
 for each grade it forks a child, and the child does exactly what ``python -m grader grade``
 does in its main (same arguments, environment, working directory, a session and process
@@ -11,11 +12,13 @@ ends through the interpreter's ordinary exit, with the exit status a subprocess 
 A fork is a fresh copy of the preloaded state, so nothing of one grade reaches the next; the
 student's code still runs only in the grade's sandbox, never in the server or the child.
 
-The server takes one grade at a time (:func:`grader.classroom.run.run_grade` keeps one per
-thread: ``batch`` has two per ``--jobs`` slot, the second for a slot a sleeping grade
-lends). The caller signals the child itself (SIGTERM, then SIGKILL to its group), as it
-would a subprocess; the server reaps the child only after the caller has read its exit
-status, so its pid and group cannot be reused before that.
+The server takes one grade at a time: :func:`grader.classroom.run.run_grade` ``take``s an
+idle one of the process's servers for each grade and gives it back after, so the threads
+that take turns (``batch`` and ``grader serve`` have two per ``--jobs`` slot, the second
+for a slot a sleeping grade lends) share about one server per grade at once. The caller
+signals the child itself (SIGTERM, then SIGKILL to its group), as it would a subprocess;
+the server reaps the child only after the caller has read its exit status, so its pid and
+group cannot be reused before that.
 
 The server refuses (:class:`WarmUnavailable`; the caller then runs the grade cold, as a
 subprocess) where it is not sure to give the same grade: no ``os.fork`` or no fd passing,
@@ -30,6 +33,7 @@ changed on disk since it started, is replaced by a new one first.
 from __future__ import annotations
 
 import atexit
+import concurrent.futures
 import functools
 import json
 import os
@@ -41,17 +45,23 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from grader.classroom.orphans import die_with
+from grader.classroom.priority import lower_from
 
 COLD_VARIABLE = "TTT_GRADER_COLD"        # "1": every grade in its own fresh process
 # Variables each grade sets for itself; none is read before the grade starts.
+# (TTT_GRADER_NICE is not one: a server runs at the priority its grades ask for.)
 PER_GRADE_VARIABLES = frozenset({"TTT_GRADER_CPU", "TTT_GRADER_LEND", "TTT_GRADER_PROGRESS"})
 START_SECONDS = 60.0                     # for a server to import everything and say ready
 MAX_MESSAGE = 1 << 20                    # bytes of one protocol message (the environment)
 HOME = Path(__file__).resolve().parent.parent.parent   # where `python -m grader` runs
 SOURCES = ("grader", "provided")         # the code a server has loaded, watched for changes
+# ... and what of it a server has read once for all its grades: the grader's version hashes
+# the configuration files and pytest.ini too (grader.suite.config.grader_version).
+SOURCE_SUFFIXES = (".py", ".cfg", ".ini")
+INSTALLED = ("site-packages", "dist-packages")   # where packages are installed
 PROBE_SECONDS = 300.0                    # age at which a server probes bubblewrap again
 
 
@@ -84,15 +94,28 @@ def base_environment(environ: Mapping[str, str]) -> dict[str, str]:
 
 
 def source_stamp(home: Path = HOME) -> tuple[tuple[str, int, int], ...]:
-    """Every loaded source file's name, size and modification time (a change: new server)."""
+    """Every loaded source file's name, size and modification time, and the modification
+    times of the folders packages are installed in (installing or removing one changes
+    it: the ``grader.assignments`` entry points a server has read): a change, a new
+    server."""
     stamp = []
     for folder in SOURCES:
-        for path in sorted((home / folder).rglob("*.py")):
+        for path in sorted((home / folder).rglob("*")):
+            if path.suffix not in SOURCE_SUFFIXES:
+                continue
             try:
                 info = path.stat()
             except OSError:
                 continue
             stamp.append((str(path), info.st_size, info.st_mtime_ns))
+    for entry in sys.path:
+        if Path(entry).name not in INSTALLED:
+            continue          # the working directory and the like: their changes are no code
+        try:
+            info = os.stat(entry)
+        except OSError:
+            continue
+        stamp.append((entry, 0, info.st_mtime_ns))
     return tuple(stamp)
 
 
@@ -133,6 +156,11 @@ class WarmProcess:
             self._server.send({"release": self.pid})   # it may now be reaped
         return self.returncode
 
+    @property
+    def server(self) -> "WarmServer":
+        """The server that forked it (to ``give_back`` once the grade has ended)."""
+        return self._server
+
     def terminate(self) -> None:
         """SIGTERM to the grade (not its group), as ``Popen.terminate``."""
         if self.returncode is None:
@@ -140,9 +168,8 @@ class WarmProcess:
 
 
 class WarmServer:
-    """A preloaded ``python -m grader.classroom.warm`` process and its connection.
-
-    Start it in the thread that will use it: on Linux it ends with that thread."""
+    """A preloaded ``python -m grader.classroom.warm`` process and its connection, used by
+    one grade at a time (``take`` and ``give_back``). On Linux it ends with this process."""
 
     def __init__(self, environ: Mapping[str, str], home: Path = HOME) -> None:
         if not fork_available():
@@ -154,11 +181,12 @@ class WarmServer:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self._socket = ours
         try:
-            self._process = subprocess.Popen(
+            self._process = _pool.in_keeper(functools.partial(
+                subprocess.Popen,
                 [sys.executable, "-m", "grader.classroom.warm", str(theirs.fileno())],
                 cwd=self.home, env=self.environ, stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, pass_fds=[theirs.fileno()],
-                start_new_session=True, preexec_fn=_server_dies_with())
+                start_new_session=True, preexec_fn=_server_starts(self.environ)))
         except OSError as problem:
             ours.close()
             raise WarmUnavailable(f"the warm server could not start: {problem}") from None
@@ -173,12 +201,14 @@ class WarmServer:
             self.close()
             raise WarmUnavailable(f"the warm server did not start within {START_SECONDS:g} s")
 
-    def fits(self, environ: Mapping[str, str]) -> bool:
+    def fits(self, environ: Mapping[str, str],
+             stamp: tuple[tuple[str, int, int], ...] | None = None) -> bool:
         """Whether a grade with ``environ`` is exactly what this server's children run:
-        the same environment (but the per-grade variables), the same source files."""
+        the same environment (but the per-grade variables), the same source files
+        (``stamp``: ``source_stamp()`` of now, when the caller has it)."""
         return (self.owner == os.getpid() and self.alive()
                 and base_environment(environ) == self.environ
-                and source_stamp(self.home) == self.stamp)
+                and (source_stamp(self.home) if stamp is None else stamp) == self.stamp)
 
     def alive(self) -> bool:
         return self._process.poll() is None
@@ -232,59 +262,114 @@ class WarmServer:
             self._process.wait()
 
 
-def _server_dies_with():
-    # Linux: the server gets SIGTERM when the thread that started it ends (its running
-    # grade then gets its own SIGTERM, as a cold grade would).
-    return functools.partial(die_with, os.getpid())
+def _server_starts(environ: Mapping[str, str]):
+    # Linux: the server gets SIGTERM when the thread that started it (the pool's keeper,
+    # which lives as long as this process) ends (its running grade then gets its own
+    # SIGTERM, as a cold grade would). It runs at the CPU priority its grades ask for
+    # (grader.classroom.priority), and so does every grade it forks.
+    return functools.partial(_server_child, os.getpid(), dict(environ))
 
 
-_local = threading.local()
-_servers: list[WarmServer] = []
-_servers_lock = threading.Lock()
+def _server_child(parent: int, environ: Mapping[str, str]) -> None:
+    die_with(parent)
+    lower_from(environ)
+
+
+class _Pool:
+    """This process's warm servers: ``idle`` ones wait for a grade, each ``busy`` one runs
+    one. A server is started from the keeper, a thread that lives as long as the process,
+    so it ends with the process (SIGKILL included), not with the thread that wanted it;
+    any thread may then grade with it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: list[WarmServer] = []
+        self.busy: list[WarmServer] = []
+        self.failed: str | None = None            # why a server could not start here
+        self.keeper: tuple[int, concurrent.futures.ThreadPoolExecutor] | None = None
+
+    def in_keeper(self, function: Any) -> Any:
+        """``function()`` run by the keeper thread (this process's own: a forked copy of
+        the process makes its own)."""
+        with self.lock:
+            if self.keeper is None or self.keeper[0] != os.getpid():
+                self.keeper = (os.getpid(), concurrent.futures.ThreadPoolExecutor(
+                    1, thread_name_prefix="warm-keeper"))
+            keeper = self.keeper[1]
+        return keeper.submit(function).result()
+
+
+_pool = _Pool()
 
 
 def server_for(environ: Mapping[str, str]) -> WarmServer:
-    """This thread's warm server for a grade with ``environ``: the one it has if it fits,
-    else a new one. Raises WarmUnavailable (grade cold) if warm grading is off or cannot
-    start here; a server that failed to start is not tried again in this thread."""
+    """An idle warm server for a grade with ``environ``: one this process has if it fits,
+    else a new one (it stays idle: ``take`` one to grade with). Raises WarmUnavailable
+    (grade cold) if warm grading is off or cannot start here; a server that failed to
+    start is not tried again in this process."""
+    return _find(environ, take=False)
+
+
+def take(environ: Mapping[str, str]) -> WarmServer:
+    """A warm server for one grade with ``environ``, no other grade's until ``give_back``:
+    an idle one that fits, else a new one (WarmUnavailable as ``server_for``). Servers are
+    shared by all the threads of the process: a batch or a page that grades ``jobs`` at a
+    time keeps about ``jobs`` servers, whichever threads grade."""
+    return _find(environ, take=True)
+
+
+def give_back(server: WarmServer) -> None:
+    """A grade ended: its server waits for the next (or ends, if it has ended or changed
+    hands in a fork)."""
+    with _pool.lock:
+        if server in _pool.busy:
+            _pool.busy.remove(server)
+        keep = server.owner == os.getpid() and server.alive()
+        if keep:
+            _pool.idle.append(server)
+    if not keep:
+        server.close()
+
+
+def _find(environ: Mapping[str, str], take: bool) -> WarmServer:
     if not warm_wanted(environ):
         raise WarmUnavailable(f"{COLD_VARIABLE} is set or this system cannot fork")
-    failed = getattr(_local, "failed", None)
-    if failed is not None:
-        raise WarmUnavailable(failed)
-    server: WarmServer | None = getattr(_local, "server", None)
-    if server is not None and server.fits(environ):
-        return server
-    if server is not None:
-        _forget(server)
+    stamp = source_stamp()
+    ended: list[WarmServer] = []
+    with _pool.lock:
+        if _pool.failed is not None:
+            raise WarmUnavailable(_pool.failed)
+        found = next((server for server in _pool.idle if server.fits(environ, stamp)), None)
+        if found is None:
+            # The newest environment (or source) wins: idle servers for another one end.
+            ended = list(_pool.idle)
+            _pool.idle.clear()
+        elif take:
+            _pool.idle.remove(found)
+            _pool.busy.append(found)
+    for server in ended:
+        server.close()
+    if found is not None:
+        return found
     try:
         server = WarmServer(environ)
     except WarmUnavailable as problem:
-        _local.failed = str(problem)
+        with _pool.lock:
+            _pool.failed = str(problem)
         raise
-    _local.server = server
-    with _servers_lock:
-        _servers.append(server)
+    with _pool.lock:
+        (_pool.busy if take else _pool.idle).append(server)
     return server
-
-
-def _forget(server: WarmServer) -> None:
-    _local.server = None
-    with _servers_lock:
-        if server in _servers:
-            _servers.remove(server)
-    server.close()
 
 
 @atexit.register
 def close_all() -> None:
     """End every warm server of this process (at exit; tests call it too)."""
-    with _servers_lock:
-        servers = list(_servers)
-        _servers.clear()
+    with _pool.lock:
+        servers = _pool.idle + _pool.busy
+        _pool.idle, _pool.busy, _pool.failed = [], [], None
     for server in servers:
         server.close()
-    _local.__dict__.clear()
 
 
 # -- the server's side ---------------------------------------------------------------------
@@ -295,16 +380,16 @@ def preload() -> None:
     with them done."""
     import grader.suite.command  # noqa: F401 - what a grade runs (python -m grader grade)
     import grader.judge.play  # noqa: F401 - imported later by every grade
+    import grader.assignments.minimax.session  # noqa: F401 - its prepare imports it
     import grader.suite.style  # noqa: F401
-    import _pytest.faulthandler, _pytest.helpconfig, _pytest.junitxml  # noqa: F401,E401
-    import _pytest.pastebin, _pytest.setuponly, _pytest.setupplan  # noqa: F401,E401
-    import _pytest.skipping, _pytest.tracemalloc, _pytest.unittest  # noqa: F401,E401
-    import _pytest.warnings  # noqa: F401
+    # pytest's plugins a grade loads (grader.suite.engine turns the others off).
+    import _pytest.helpconfig, _pytest.skipping, _pytest.tracemalloc  # noqa: F401,E401
+    import _pytest.unittest, _pytest._argcomplete, _pytest.warnings  # noqa: F401,E401
     import pytest_timeout  # noqa: F401 - the backstop every grade turns on
-    # The standard library's share of what pytest's own plugins import in a grade (a
-    # grade loads no other plugin: see grader.suite.engine).
-    import faulthandler, pdb  # noqa: F401,E401
-    import xml.etree.ElementTree  # noqa: F401
+    # The standard library's share of what they import in a grade (a grade loads no other
+    # plugin: see grader.suite.engine).
+    import faulthandler, pdb, readline  # noqa: F401,E401
+    import email.parser  # noqa: F401 - importlib.metadata reading a distribution's metadata
     from grader.judge.positions import hidden_positions
     from grader.judge.solver import reachable, shared_solver
     # Every 3x3 game a grade can play, both modes, and the hidden positions: solved once
@@ -313,7 +398,49 @@ def preload() -> None:
     for positions in (reachable(3), reachable(3, reverse=True),
                       hidden_positions(exhaustive=False).all()):
         shared_solver().solve(positions)
+    preload_assignments()
     probe_bubblewrap()
+
+
+def preload_assignments() -> None:
+    """What every grade of every assignment reads the same way, done once: the installed
+    assignments (their entry points), each one's hidden test modules (imported under the
+    names pytest's importlib mode looks for, so a grade's collection finds them imported),
+    each one's default configuration (its rubric's items, read from those tests), and the
+    grader's version (a hash of its source, which the server is replaced on a change of:
+    ``source_stamp``). About 0.1 s of every grade's own CPU. An assignment whose modules
+    fail here is left to each grade, which says why as it would cold."""
+    import importlib
+    from grader.assignments import registry
+    from grader.suite.config import Config, grader_version
+    grader_version()
+    for assignment in registry.available():
+        try:
+            Config.load(assignment=assignment.name)
+            for test_file in assignment.suite:
+                name = package_module_name(Path(test_file))
+                if name is not None:
+                    importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - an instructor's assignment: its grades say why
+            continue
+
+
+def package_module_name(path: Path) -> str | None:
+    """The dotted name of the module at ``path`` inside its packages (the folders above it
+    that hold an ``__init__.py``), as pytest's importlib mode names it; None when it is in
+    no package.
+
+    >>> package_module_name(HOME / "grader" / "suite" / "test_rubric.py")
+    'grader.suite.test_rubric'
+    >>> package_module_name(Path("/nowhere/test_x.py")) is None
+    True
+    """
+    parts = [path.stem]
+    folder = path.parent
+    while (folder / "__init__.py").is_file():
+        parts.insert(0, folder.name)
+        folder = folder.parent
+    return ".".join(parts) if len(parts) > 1 else None
 
 
 _probed_at = float("-inf")

@@ -50,6 +50,13 @@ class Position:
             raise ValueError(f"{len(self.cells)} cells do not make a {self.dim}x{self.dim} grid")
         if self.player not in (PLAYERX, PLAYERO):
             raise ValueError(f"player must be PLAYERX or PLAYERO, got {self.player!r}")
+        # Positions are the solver's and the judge's dictionary keys (tens of thousands of
+        # look-ups a grade): the hash of the cells is computed once.
+        object.__setattr__(self, "_hash", hash((self.dim, self.cells, self.player,
+                                                self.reverse)))
+
+    def __hash__(self) -> int:
+        return self._hash  # type: ignore[attr-defined]
 
     @classmethod
     def empty(cls, dim: int, player: int = PLAYERX, reverse: bool = False) -> "Position":

@@ -31,7 +31,8 @@ from grader.service.course.intake import show_size
 from grader.service.course.records import LatePolicy, PolicyError
 from grader.service.course.storage import Store
 from grader.service.course.times import course_zone, format_time, parse_time, show_time
-from grader.service.queue import QueueOptions
+from grader.service.queue import QueueOptions, priority_clause
+from grader.suite import table
 
 EXIT_OK, EXIT_USAGE = 0, 2
 DEFAULT_PORT = 8000
@@ -515,6 +516,7 @@ def _describe(settings: Any, dates: Any, args: argparse.Namespace, graded: str) 
     zone = settings.zone
     parts = [graded, f"{args.jobs} at a time"
              + (f" on {args.scheduler}" if args.scheduler else " on this machine"),
+             priority_clause(settings.queue),
              f"limits: {settings.per_hour or 'no limit'} per hour, "
              f"{show_size(settings.max_size)}"]
     if settings.read_only:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.classroom import discover
+from grader.classroom import discover, priority
 from grader.classroom.run import (DEFAULT_TIMEOUT, Attempt, GradingOptions, Job, LocalRunner,
                                   Slot, run_grade)
 from grader.service.course import course_assignments
@@ -61,6 +61,19 @@ class QueueOptions:
     jobs: int = 1                       # grading runs at once (threads; on Dask: tasks)
     scheduler: str | None = None        # a Dask scheduler's address, or None: this machine
     timeout: float | None = DEFAULT_TIMEOUT
+    # grading runs below the web process's priority (TTT_GRADER_NICE in serve's environment
+    # may say otherwise: grader.classroom.priority.serving_nice)
+    nice: int = field(default_factory=priority.serving_nice)
+
+
+def priority_clause(options: QueueOptions) -> str:
+    """What the start line says of the grading runs' CPU priority (``grader.classroom.
+    priority``): the web process keeps its share while every core grades.
+
+    >>> priority_clause(QueueOptions(nice=0))
+    'grading at the same CPU priority as the page'
+    """
+    return priority.describe(options.nice)
 
 
 def graded_file_name(filename: str) -> str:
@@ -350,7 +363,7 @@ class GradingQueue:
         name = self._student_name(student)
         if slot is None:                  # Dask: its own slots, no progress file here
             job = Job(discover.Submission(student, path), grading, scratch,
-                      self.options.timeout, student_name=name)
+                      self.options.timeout, student_name=name, nice=self.options.nice)
             return self._runner.submit(job).result()
 
         def lend() -> None:
@@ -360,7 +373,7 @@ class GradingQueue:
         return run_grade(path, student, grading, scratch, self.options.timeout,
                          self._stop.is_set, slot=slot.index, lend=lend,
                          env={PROGRESS_VARIABLE: str(progress.resolve())},
-                         student_name=name)
+                         student_name=name, nice=self.options.nice)
 
     def _student_name(self, student: str) -> str:
         """The student's name on the roster, for the report's header ("" if none)."""

@@ -190,17 +190,32 @@ def rubric_items(paths: Iterable[Path]) -> list[str]:
     names: list[str] = []
     for file in files:
         try:
-            tree = ast.parse(file.read_text(encoding="utf-8"))
-        except (OSError, SyntaxError, UnicodeDecodeError):
+            info = file.stat()
+        except OSError:
             continue  # pytest will say what is wrong with it
-        for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                    and node.func.attr == "rubric" and node.args
-                    and isinstance(node.args[0], ast.Constant)
-                    and isinstance(node.args[0].value, str)
-                    and node.args[0].value not in names):
-                names.append(node.args[0].value)
+        for name in _file_rubric_items(str(file), info.st_size, info.st_mtime_ns):
+            if name not in names:
+                names.append(name)
     return names
+
+
+@functools.lru_cache(maxsize=256)
+def _file_rubric_items(path: str, size: int, mtime_ns: int) -> tuple[str, ...]:
+    """The rubric items one test file names, in order; kept per (size, modification time),
+    so a process that grades many times (a warm grader) parses each file once."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return ()  # pytest will say what is wrong with it
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "rubric" and node.args
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and node.args[0].value not in names):
+            names.append(node.args[0].value)
+    return tuple(names)
 
 
 # ---------------------------------------------------------------- what a result was graded under

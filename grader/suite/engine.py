@@ -33,6 +33,12 @@ from grader.suite.plugin import GradingPlugin
 
 PYTEST_INI = Path(__file__).resolve().parent / "pytest.ini"   # the suite's pytest settings
 INTERRUPTED = "interrupted before the end: the report covers what was finished"
+# Reports for other tools (JUnit XML, a pastebin), doctests, --setup-only/--setup-plan, the
+# pythonpath ini key, and faulthandler's dump on a crash (pytest-timeout says where a test
+# hung): none is asked for by a grade, an assignment's tests or an instructor's --checks.
+NOT_USED = ("-p", "no:junitxml", "-p", "no:pastebin", "-p", "no:doctest",
+            "-p", "no:setuponly", "-p", "no:setupplan", "-p", "no:python_path",
+            "-p", "no:faulthandler")
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,9 @@ def _run_pytest(plugins: list[object], suite: tuple[Path, ...], options: GradeOp
             "-p", "no:stepwise", f"--timeout={backstop}", "--assert=plain",
             # These two run gc.collect() around every test: a tenth of a second for nothing.
             "-p", "no:unraisableexception", "-p", "no:threadexception",
+            # pytest's plugins a grade never uses (none gives a test a fixture or a marker):
+            # each costs its import and registration in every grade.
+            *NOT_USED,
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     return pytest.main(args, plugins=plugins)
 

@@ -57,7 +57,6 @@ import math
 import os
 import random
 import re
-import resource
 import statistics
 import subprocess
 import sys
@@ -69,7 +68,10 @@ from datetime import datetime
 from pathlib import Path
 
 import httpx
-from serving import clean_up, roster_tokens, start_serving, stop_server
+from batch_compare import batch, batch_each, compare_runs, show_throughput
+from serving import (children, clean_up, cpu_seconds, own_cpu_seconds, proc_kib,
+                     roster_tokens, start_serving, stop_server)
+from semester_drill import class_files  # noqa: E402  (tests/service, as serving puts it)
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
@@ -163,17 +165,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def class_files(count: int, mix: list[tuple[Path, int]], rng: random.Random) -> list[Path]:
-    """``count`` files in the mix's proportions (largest remainders), shuffled."""
-    total = sum(share for _, share in mix)
-    exact = [(path, count * share / total) for path, share in mix]
-    files = [path for path, amount in exact for _ in range(int(amount))]
-    rest = sorted(exact, key=lambda pair: pair[1] - int(pair[1]), reverse=True)
-    files += [path for path, _ in rest[:count - len(files)]]
-    rng.shuffle(files)
-    return files
-
-
 def build_class(folder: Path, args: argparse.Namespace, rng: random.Random
                 ) -> tuple[list[Student], list[Student], Path]:
     """The roster and every student's file (named after the student, for batch; with both
@@ -218,63 +209,6 @@ def start_server(data: Path, roster: Path, jobs: int, assignments: list[str]
     server, url = start_serving([*command, *adding, "--port", "0", "--jobs", str(jobs),
                                  "--per-hour", "0", "--quiet"], data.parent / "server.log")
     return server, url, tokens
-
-
-def proc_kib(pid: int, key: str) -> int:
-    """A line of /proc/PID/status in KiB (VmRSS, VmHWM), 0 when gone."""
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith(key + ":"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time (user + system) process ``pid`` has used itself, its children not
-    counted; 0 when gone."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def own_cpu_seconds() -> float:
-    """This benchmark's own CPU time (its clients share the cores with the server)."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
-def parents() -> dict[int, int]:
-    """Every process's parent, from one pass over /proc."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat", encoding="ascii", errors="replace") as stat:
-                    found[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    return found
-
-
-def children(pid: int) -> int:
-    """How many grading runs the server ``pid`` has: the children its warm servers forked,
-    and its cold ``python -m grader grade`` children (a warm server itself is no run)."""
-    parent_of = parents()
-    count = 0
-    for child in [child for child, parent in parent_of.items() if parent == pid]:
-        try:
-            with open(f"/proc/{child}/cmdline", "rb") as cmdline:
-                warm = b"grader.classroom.warm" in cmdline.read()
-        except OSError:
-            continue
-        count += sum(parent == child for parent in parent_of.values()) if warm else 1
-    return count
 
 
 async def timed(client: httpx.AsyncClient, figures: Figures, kind: str, method: str, url: str,
@@ -460,59 +394,6 @@ def grade_seconds(path: Path) -> float:
     return time.monotonic() - started
 
 
-def batch(folder: Path, out: Path, jobs: int, assignment: str | None = None
-          ) -> tuple[float, dict[str, float], list[float]]:
-    """batch's wall time on the same files, its score for each student and each run's wall
-    (``--assignment`` when given: batch grades a folder as one assignment)."""
-    started = time.monotonic()
-    chosen = ["--assignment", assignment] if assignment else []
-    subprocess.run([sys.executable, "-m", "grader", "batch", str(folder), "--out", str(out),
-                    "--jobs", str(jobs), "--quiet", *chosen], cwd=PROJECT, check=False,
-                   timeout=24 * 3600)
-    wall = time.monotonic() - started
-    with open(out / "gradebook.csv", encoding="utf-8-sig", newline="") as handle:
-        rows = list(csv.DictReader(handle))
-    scores = {row["student_id"]: float(row["score"] or "nan") for row in rows}
-    return wall, scores, [float(row["wall_seconds"]) for row in rows if row["wall_seconds"]]
-
-
-def show_throughput(graded: list[Student]) -> None:
-    """Each assignment's share of the rush: how many graded between its first start and its
-    last finish, and its mean grading run (both assignments share the same grading slots)."""
-    for assignment in HANDED_IN_AS:
-        own = [s for s in graded if s.assignment == assignment
-               and s.final.get("started_at") and s.final.get("finished_at")]
-        if not own:
-            continue
-        first = min(iso(s.final["started_at"]) for s in own)
-        last = max(iso(s.final["finished_at"]) for s in own)
-        span = max((last - first).total_seconds(), 1e-9)
-        runs = [(iso(s.final["finished_at"]) - iso(s.final["started_at"])).total_seconds()
-                for s in own]
-        print(f"  {assignment}: {len(own)} graded in {span:.0f} s ({60 * len(own) / span:.1f} "
-              f"per minute, the other assignment grading beside it); one run, mean wall "
-              f"{statistics.mean(runs):.2f} s")
-
-
-def batch_each(folder: Path, out: Path, jobs: int, writers: list[Student]
-               ) -> tuple[float, dict[str, float], list[float]]:
-    """``batch`` once per assignment on that assignment's files (batch grades a folder as
-    one assignment): the walls added up, every student's score, every run's wall."""
-    wall, scores, runs = 0.0, {}, []
-    for assignment in HANDED_IN_AS:
-        count = sum(s.assignment == assignment for s in writers)
-        if not count:
-            continue
-        own_wall, own_scores, own_runs = batch(folder / assignment, out / assignment, jobs,
-                                               assignment)
-        print(f"  batch --assignment {assignment} --jobs {jobs} on its {count} files: "
-              f"{own_wall:.0f} s: {60 * count / own_wall:.1f} per minute; a grade's own "
-              f"wall_seconds mean {statistics.mean(own_runs or [0.0]):.2f} s", flush=True)
-        wall, runs = wall + own_wall, runs + own_runs
-        scores.update(own_scores)
-    return wall, scores, runs
-
-
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, math.ceil(share * len(ordered)) - 1))]
@@ -638,13 +519,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"server: {len(graded)} graded from the first start to the last finish in "
                   f"{span:.0f} s: {60 * len(graded) / span:.1f} per minute")
             if both:
-                show_throughput(graded)
+                show_throughput(graded, list(HANDED_IN_AS))
         stop_server(server)
         server = None
         if not args.no_batch:
             if both:
-                wall, scores, batch_runs = batch_each(folder / "class", folder / "batch",
-                                                      args.jobs, writers)
+                wall, scores, batch_runs = batch_each(
+                    folder / "class", folder / "batch", args.jobs,
+                    {name: sum(s.assignment == name for s in writers) for name in HANDED_IN_AS})
             else:
                 wall, scores, batch_runs = batch(folder / "class", folder / "batch", args.jobs)
             print(f"batch --jobs {args.jobs} on the same {len(writers)} files: {wall:.0f} s: "
@@ -656,6 +538,8 @@ def main(argv: list[str] | None = None) -> int:
                       f"(started -> finished); batch: {wall * args.jobs / len(writers):.2f} s "
                       f"a file per slot (wall x jobs / files; the grade's own wall_seconds "
                       f"mean {statistics.mean(batch_runs):.2f} s)")
+            compare_runs(folder / "course", folder / "batch", list(HANDED_IN_AS) if both
+                         else [None])
             differ = [(s.student_id, s.file.name, s.final.get("score"), scores.get(s.student_id))
                       for s in graded if s.final.get("status") == "done"
                       and s.final.get("score") != scores.get(s.student_id)]

@@ -1,6 +1,7 @@
 """The benchmarks' own ``python -m grader serve`` on the loopback (bench_service.py,
-bench_slow_body.py, bench_slow_compile.py): import a roster and read each student's link
-token, start the server and read the URL it prints, stop it; a normal client's latencies
+bench_slow_body.py, bench_slow_compile.py, bench_polls.py): import a roster and read each
+student's link token, start the server and read the URL it prints, stop it; what the
+server process uses (memory, CPU, grading runs at once); a normal client's latencies
 (``measure``, ``show``). Not a benchmark and not a test: a module the scripts import.
 
     command = [sys.executable, "-m", "grader", "serve", "--data", str(data), "--host", HOST]
@@ -15,17 +16,22 @@ from __future__ import annotations
 import argparse
 import csv
 import os
+import resource
 import re
 import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
 
 PROJECT = Path(__file__).resolve().parent.parent.parent
+sys.path.insert(0, str(PROJECT / "tests" / "service"))   # processes.py
+
+from processes import parents  # noqa: E402  (every process's parent, from /proc)
 
 
 def roster_tokens(command: list[str], roster: Path) -> dict[str, str]:
@@ -81,6 +87,50 @@ def clean_up(server: subprocess.Popen | None, folder: Path, keep: bool,
         print(f"kept {folder}")
     else:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def proc_kib(pid: int, key: str) -> int:
+    """A line of /proc/PID/status in KiB (VmRSS, VmHWM), 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(key + ":"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) process ``pid`` has used itself, its children not
+    counted; 0 when gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu_seconds() -> float:
+    """This benchmark's own CPU time (its clients share the cores with the server)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def children(pid: int) -> int:
+    """How many grading runs the server ``pid`` has: the children its warm servers forked,
+    and its cold ``python -m grader grade`` children (a warm server itself is no run)."""
+    parent_of = parents()
+    count = 0
+    for child in [child for child, parent in parent_of.items() if parent == pid]:
+        try:
+            with open(f"/proc/{child}/cmdline", "rb") as cmdline:
+                warm = b"grader.classroom.warm" in cmdline.read()
+        except OSError:
+            continue
+        count += sum(parent == child for parent in parent_of.values()) if warm else 1
+    return count
 
 
 def measure(url: str, token: str, rate: float, seconds: float, paths: list[str],

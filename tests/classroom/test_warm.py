@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -136,7 +137,7 @@ GALLERY = [SUBMISSIONS / "grader" / "correct_pruned.py",
 @pytest.mark.grades(2 * len(GALLERY), jobs=2)
 def test_warm_grades_are_cold_grades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # The cold grades on one CPU and the warm ones on the other, at once, as `batch --jobs
-    # 2` runs two grades: each thread has its own warm server (or none).
+    # 2` runs two grades (the warm ones on the process's warm server, the cold ones on none).
     monkeypatch.delenv(warm.COLD_VARIABLE, raising=False)
 
     def grade_all(cold: bool) -> list[run.Attempt]:
@@ -224,6 +225,30 @@ def test_a_server_is_replaced_when_the_environment_or_the_code_changes(
     assert other.environ["TTT_GRADER_NO_BWRAP"] == "1"
     monkeypatch.setattr(warm, "source_stamp", lambda home=warm.HOME: ())
     assert warm.server_for({**environ, "TTT_GRADER_NO_BWRAP": "1"}) is not other
+
+
+@needs_fork
+def test_the_threads_that_grade_in_turn_share_one_server_that_outlives_them() -> None:
+    # batch and the page grade on 2 * jobs threads that take turns: one server per grade at
+    # once, not one per thread (each server's start is a second of preloading).
+    environ = dict(os.environ)
+    taken: list[warm.WarmServer] = []
+
+    def one_grade() -> None:
+        server = warm.take(environ)
+        taken.append(server)
+        warm.give_back(server)
+
+    for _ in range(2):
+        thread = threading.Thread(target=one_grade)
+        thread.start()
+        thread.join()
+    assert taken[0] is taken[1] and taken[0].alive()     # its first thread has ended
+    first, second = warm.take(environ), warm.take(environ)   # two grades at once
+    assert first is taken[0] and second is not first
+    warm.give_back(first)
+    warm.give_back(second)
+    assert warm.server_for(environ) in (first, second)
 
 
 @needs_fork

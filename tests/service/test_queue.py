@@ -15,6 +15,7 @@ from typing import Callable, Iterator
 
 import pytest
 
+from grader.classroom import priority
 from grader.classroom.run import Attempt, GradingOptions
 from grader.service import queue as queue_module
 from grader.service.course.storage import Store
@@ -121,9 +122,9 @@ class FakeGrades:
             self.release[student] = threading.Event()
 
     def __call__(self, path, student, options, scratch, timeout, should_stop, slot=None,
-                 env=None, lend=None, student_name="") -> Attempt:
+                 env=None, lend=None, student_name="", nice=0) -> Attempt:
         self.calls[student] = {"slot": slot, "env": env, "name": student_name,
-                               "options": options}
+                               "options": options, "nice": nice}
         self.order.append(student)
         if student.startswith("lends") and lend is not None:
             lend()
@@ -220,7 +221,7 @@ def test_a_grade_stopped_with_the_server_is_queued_again_and_not_counted(
     assert (row.status, row.attempts, row.worker) == ("queued", 0, None)
 
 
-def test_a_grade_gets_its_progress_file_and_the_students_name(
+def test_a_grade_gets_its_progress_file_its_priority_and_the_students_name(
         tmp_path: Path, course: Store, fake: FakeGrades):
     fake.expect("c", "b")
     numbers = [hand_in(course, "c"), hand_in(course, "b")]
@@ -236,6 +237,8 @@ def test_a_grade_gets_its_progress_file_and_the_students_name(
     assert fake.calls["c"]["env"] == {
         PROGRESS_VARIABLE: str((tmp_path / "work" / str(numbers[0]) / "progress.jsonl")
                                .resolve())}
+    # Below the web process's priority (grader.classroom.priority), every grade alike.
+    assert fake.calls["c"]["nice"] == fake.calls["b"]["nice"] == priority.GRADING_NICE > 0
 
 
 def test_reconfigure_grades_new_submissions_under_the_new_options(

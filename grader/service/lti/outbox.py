@@ -5,8 +5,9 @@ writes one ``pending`` row per line item the student has (the score, over the ma
 the time it changed as the score's timestamp): a line item takes the grade of its resource
 link's assignment only (:mod:`grader.service.lti.resource_links`); the :class:`Sender`
 thread posts the due rows and marks them ``sent``. A platform that is down or refuses: the
-row is tried again after 30 s, 1 min, 2 min... (at most an hour), and after
-``MAX_ATTEMPTS`` it is ``failed`` until the instructor resends it. A crash between the call
+row is tried again after 30 s, then every 45 s (so a grade reaches the LMS within a minute of
+its return; the platform itself is asked at most once in that time), and after
+``MAX_ATTEMPTS`` (about seven hours) it is ``failed`` until the instructor resends it. A crash between the call
 and the mark repeats the call with the same payload and timestamp, which the LMS takes as the
 same score; a newer grade supersedes the rows still waiting, so an old grade is never sent
 after a new one.
@@ -36,8 +37,8 @@ from grader.service.lti.platforms import platform_by_id
 log = logging.getLogger("grader.service.lti")
 
 BASE_DELAY = 30.0             # seconds before the first retry; doubled each time
-MAX_DELAY = 3600.0            # ...up to an hour
-MAX_ATTEMPTS = 12             # about seven hours of trying, then "failed"
+MAX_DELAY = 45.0              # ...up to this: a grade is sent within a minute of the LMS's return
+MAX_ATTEMPTS = 560            # about seven hours of trying, then "failed"
 POLL_SECONDS = 2.0            # an idle sender looks for due rows this often (or when woken)
 BATCH = 50
 
@@ -230,7 +231,7 @@ def delay(attempts: int, base: float = BASE_DELAY, most: float = MAX_DELAY) -> f
     """Seconds before the next try after ``attempts`` failed ones.
 
     >>> [delay(n) for n in (1, 2, 3)], delay(20)
-    ([30.0, 60.0, 120.0], 3600.0)
+    ([30.0, 45.0, 45.0], 45.0)
     """
     return min(most, base * 2 ** max(0, attempts - 1))
 
