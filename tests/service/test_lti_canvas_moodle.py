@@ -75,6 +75,30 @@ def test_canvas_gets_its_submission_extension_and_a_regrade_updates_the_attempt(
     assert [score.status for score in canvas.received_scores] == [200, 200]
 
 
+def test_an_adjustment_while_the_first_score_is_on_its_way_updates_the_same_attempt(
+        tool, canvas, monkeypatch):
+    # The instructor adjusts the grade while its first score is still being sent: the second
+    # is queued before the first is recorded as sent. It must still be the same attempt
+    # (Canvas allows one here), not a second one that Canvas refuses with 422.
+    send = outbox.ags.send_score
+    def adjusted_in_flight(*args, **kwargs):
+        send(*args, **kwargs)
+        if len(canvas.received_scores) == 1:
+            set_adjustment(tool.store, number, 5.0, "style", who="instructor")
+            lti.submission_changed(tool.store, number)
+    monkeypatch.setattr(outbox.ags, "send_score", adjusted_in_flight)
+    launch(canvas, "ada")
+    number = graded(tool.store, "S1815", 70.0)
+    sender = fast_sender(tool)
+    lti.grade_changed(tool.store, "S1815")
+    second = canvas.wait_for_scores(2)[1].body
+    sender.stop()
+    assert [score.status for score in canvas.received_scores] == [200, 200]
+    assert second["scoreGiven"] == 75.0
+    assert second[CANVAS_SUBMISSION]["new_submission"] is False
+    assert outbox.counts(tool.store)["sent"] == 2
+
+
 def test_canvas_refusing_a_new_attempt_is_a_failure_the_instructor_sees(tool, canvas):
     canvas.canvas_attempts = 0                                # the attempts are used up
     launch(canvas, "ada")

@@ -291,7 +291,8 @@ class Sender:
     def send_due(self) -> int:
         """Post every due row once (a resting platform's rows wait): how many were sent."""
         due = self.store.database.query(
-            "SELECT o.id, o.payload, o.attempts, l.url, c.platform FROM lti_outbox o "
+            "SELECT o.id, o.student, o.lineitem, o.submission, o.payload, o.attempts, l.url, "
+            "c.platform FROM lti_outbox o "
             "JOIN lti_lineitems l ON l.id = o.lineitem JOIN lti_contexts c ON c.id = l.context "
             "WHERE o.status = 'pending' AND o.next_try_at <= ? ORDER BY o.id LIMIT ?",
             (utc_now(), BATCH))
@@ -309,7 +310,7 @@ class Sender:
             platform = platform_by_id(self.store, number)
             assert platform is not None
             try:
-                ags.send_score(self.tool, platform, row["url"], json.loads(row["payload"]))
+                ags.send_score(self.tool, platform, row["url"], self._as_sent_now(row))
             except PlatformError as problem:
                 final = not getattr(problem, "retry", True)     # 422: never, so failed now
                 wait = self._failed(int(row["id"]), int(row["attempts"]) + 1, str(problem),
@@ -317,12 +318,28 @@ class Sender:
                 self._resting[number] = time.monotonic() + wait
                 continue
             with self.store.database.transaction() as db:
+                # Delivered is sent, even if a newer grade superseded it in flight: the
+                # newer one is then the same attempt, not a new one (_as_sent_now).
                 db.execute("UPDATE lti_outbox SET status = 'sent', sent_at = ?, attempts = "
-                           "attempts + 1, last_error = NULL WHERE id = ? AND status = "
-                           "'pending'", (utc_now(), row["id"]))
+                           "attempts + 1, last_error = NULL WHERE id = ? AND status IN "
+                           "('pending', 'superseded')", (utc_now(), row["id"]))
             self._resting.pop(number, None)
             sent += 1
         return sent
+
+    def _as_sent_now(self, row: Any) -> dict[str, Any]:
+        """The row's score as it is sent now: a new attempt only if no score of the same
+        hand-in reached the line item before. Decided here, not when the row was queued: a
+        grade queued while the previous one of its hand-in was on its way would otherwise be
+        a second attempt, which a Canvas assignment of one attempt refuses (422)."""
+        payload = json.loads(row["payload"])
+        if ags.CANVAS_SUBMISSION in payload:
+            earlier = self.store.database.one(
+                "SELECT 1 FROM lti_outbox WHERE student = ? AND lineitem = ? AND submission = ? "
+                "AND status = 'sent' AND id != ? LIMIT 1",
+                (row["student"], row["lineitem"], row["submission"], row["id"]))
+            payload[ags.CANVAS_SUBMISSION]["new_submission"] = earlier is None
+        return payload
 
     def _failed(self, row: int, attempts: int, why: str, final: bool = False) -> float:
         wait = 0.0 if final else delay(attempts, self.base_delay)
