@@ -387,18 +387,19 @@ class StudentClient:
                     # It raised or crashed: that is its answer.
                     return Remeasured(reply, factor * before)
                 replies.append(reply)
+                if reply.status == "timeout":
+                    break   # stopped past its limit: the round votes over, whatever follows
             self.stats.rounds += 1
             after = self._reference_block(yardstick, wall, repeats) * scale
-            pair = Pair(sum(r.cpu_seconds for r in replies) / repeats, (before + after) / 2,
-                        stopped=any(r.status != "ok" for r in replies))
+            pair = Pair(sum(r.cpu_seconds for r in replies) / len(replies),
+                        (before + after) / 2, stopped=replies[-1].status != "ok")
             before = after
             pairs.append(pair)
             limit = factor * pair.reference
             if pair.within(factor):
                 last[True] = (replies[-1], limit)
             else:
-                late = next((r for r in replies if r.status != "ok"), replies[-1])
-                last[False] = (_late(function, late, limit), limit)
+                last[False] = (_late(function, replies[-1], limit), limit)
         if not pairs:
             return None   # no round could be afforded: the first measurement stands
         return Remeasured(*last[settle(pairs, factor, first_within)])

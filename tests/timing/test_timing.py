@@ -460,9 +460,10 @@ def test_the_rounds_stop_when_the_allowance_is_spent_and_the_first_measurement_s
 
 def test_a_short_call_measured_again_compares_the_means_of_its_repeats():
     # The 4x4 endgames with 6 empty squares: a limit of about 10 ms, where a burst of load
-    # doubles a call's time. At 80% of the limit, the first measurement and two calls of
-    # the first round are hit: each round makes the call and times the reference several
-    # times and compares their means, and the rounds vote, so the verdict is the
+    # doubles a call's time. At 80% of the limit, the first three calls are hit: the first
+    # measurement and the first call of each of the first two rounds (a round stops at a
+    # call stopped past its limit). Each round makes the call and times the reference
+    # several times and compares their means, and the rounds vote, so the verdict is the
     # undisturbed one.
     positions = [p for p in hidden_positions().other_sizes
                  if p.dim == 4 and p.cells.count(1) == 6]
@@ -470,9 +471,10 @@ def test_a_short_call_measured_again_compares_the_means_of_its_repeats():
     hit = grade_with(FakeSandbox(ratio=4, bursts=frozenset({0, 1, 2})), positions=positions)
     assert not steady.pacing.too_slow and not hit.pacing.too_slow
     assert time_failures(hit) == time_failures(steady) == []
-    # The first round (two calls of four doubled) votes over, the next three within.
-    assert hit.stats.retries == 1 and hit.stats.rounds == 4
-    assert len(hit.sandbox.log) - len(positions) == 4 * hit.stats.rounds
+    # The first two rounds vote over, the next three within.
+    assert hit.stats.retries == 1 and hit.stats.rounds == 5
+    assert len(hit.sandbox.log) - len(positions) == 1 + 1 + 4 * 3
+    assert len(steady.sandbox.log) - len(positions) == 4 * steady.stats.rounds
 
 
 def test_a_calibration_timed_under_another_load_does_not_vote(monkeypatch):
