@@ -370,7 +370,7 @@ class StudentClient:
         pairs: list[Pair] = []
         last: dict[bool, tuple[Reply, float]] = {}   # each side's latest reply and limit
         before: float | None = None
-        while decide(pairs, factor, first_within) is None:
+        while decide(pairs, factor, first_within, short=repeats > 1) is None:
             if (cost + (repeats * reference / unit if before is None else 0.0)
                     > self.careful_left()):
                 break
@@ -402,7 +402,7 @@ class StudentClient:
                 last[False] = (_late(function, replies[-1], limit), limit)
         if not pairs:
             return None   # no round could be afforded: the first measurement stands
-        return Remeasured(*last[settle(pairs, factor, first_within)])
+        return Remeasured(*last[settle(pairs, factor, first_within, short=repeats > 1)])
 
     def _attempt(self, function: str, position: Position, tier: Tier,
                  limit: float | None = None, verify: bool = False) -> tuple[Reply | None, float]:

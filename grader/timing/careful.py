@@ -11,11 +11,11 @@ vote, within when at most ``factor``.
 
 - The majority of ``ROUNDS`` votes decides (the median ratio): rounds stop as soon as
   ``MAJORITY`` agree. A round disturbed by a burst of load is outvoted.
-- A first round under the factor by more than ``WIDE`` of it decides alone when the first
-  measurement was within its limit too: a call at half its limit needs no vote. Over takes
-  the majority: a burst of load only adds time, and the rounds of a short call follow each
-  other within milliseconds, so one burst may cover the first measurement and the first
-  rounds.
+- A first round more than ``WIDE`` of the factor from it decides alone when the first
+  measurement says the same: a call at half its limit, or twice it, needs no vote. But a
+  short call (one whose rounds repeat it) needs the majority to be over: a burst of load
+  only adds time, and its measurements follow each other within milliseconds, so one
+  burst may cover the first measurement and the first rounds.
 - A round's call may run to ``HEADROOM`` times its limit, so that a call just over its limit
   finishes and gives its ratio; one stopped there votes "over".
 - When no further round can be afforded, the votes so far decide, a tie in the student's
@@ -32,6 +32,9 @@ of 252 did not with the former (``tests/timing/test_careful.py`` replays them).
 >>> decide([Pair(0.52, 0.1)], factor=5, first_within=True)            # ratio 5.2: vote on
 >>> decide([Pair(0.25, 0.1)], factor=5, first_within=True)            # ratio 2.5: clearly
 True
+>>> decide([Pair(1.0, 0.1)], factor=5, first_within=False)            # ratio 10: clearly
+False
+>>> decide([Pair(1.0, 0.1)], factor=5, first_within=False, short=True)    # a burst?
 >>> decide([Pair(0.52, 0.1), Pair(0.48, 0.1), Pair(0.49, 0.1)], factor=5, first_within=False)
 >>> decide([Pair(0.52, 0.1), Pair(0.48, 0.1), Pair(0.49, 0.1), Pair(0.5, 0.1)], factor=5,
 ...        first_within=False)
@@ -47,7 +50,7 @@ from typing import Sequence
 
 ROUNDS = 5        # votes at most
 MAJORITY = ROUNDS // 2 + 1
-WIDE = 0.3        # a first round this far under the factor (a share of it) decides alone
+WIDE = 0.3        # a first round this far from the factor (a share of it) decides alone
 HEADROOM = 1.3    # a round's call may run this many times its limit
 
 
@@ -69,11 +72,17 @@ class Pair:
         return not self.stopped and self.ratio <= factor
 
 
-def decide(pairs: Sequence[Pair], factor: float, first_within: bool) -> bool | None:
+def decide(pairs: Sequence[Pair], factor: float, first_within: bool,
+           short: bool = False) -> bool | None:
     """Within (True) or over (False) once the rounds so far decide; None while another round
-    is needed. ``first_within``: the first measurement was within its limit."""
-    if len(pairs) == 1 and first_within and pairs[0].within((1 - WIDE) * factor):
-        return True
+    is needed. ``first_within``: the first measurement was within its limit; ``short``: the
+    call is short enough that each round repeats it."""
+    if len(pairs) == 1:
+        if first_within and pairs[0].within((1 - WIDE) * factor):
+            return True
+        far = pairs[0].stopped or pairs[0].ratio >= (1 + WIDE) * factor
+        if not first_within and not short and far:
+            return False
     within = sum(pair.within(factor) for pair in pairs)
     if within >= MAJORITY:
         return True
@@ -82,10 +91,11 @@ def decide(pairs: Sequence[Pair], factor: float, first_within: bool) -> bool | N
     return None
 
 
-def settle(pairs: Sequence[Pair], factor: float, first_within: bool) -> bool:
+def settle(pairs: Sequence[Pair], factor: float, first_within: bool,
+           short: bool = False) -> bool:
     """The verdict when no further round can be made: ``decide``'s if it has one, else the
     majority so far (a tie goes to the student), else the first measurement."""
-    decided = decide(pairs, factor, first_within)
+    decided = decide(pairs, factor, first_within, short)
     if decided is not None:
         return decided
     if not pairs:
