@@ -14,7 +14,10 @@ poc_ttt_provided as provided``. Here every such name means one module of ours:
 - ``codeskulptor``: ``set_timeout`` does nothing (no time limit is CodeSkulptor's here);
 - ``poc_simpletest``: the course's ``TestSuite`` (``provided.simpletest``), which counts
   and prints as it did;
-- ``simplegui`` and ``simpleguics2pygame``: every part a harmless no-op.
+- ``simplegui`` and ``simpleguics2pygame``: every part a harmless no-op;
+- any other module a file imports as ``provided`` (``import tictactoe_board as provided``: a
+  student's own copy of the course's board module, under its own name) where no real module
+  of that name exists: ``provided`` itself (:func:`provided_aliases`).
 
 :func:`install` makes them importable (a finder placed after every real one, so an
 installed module of the same name wins); :func:`paused_games` runs code with ``play_game``
@@ -33,6 +36,10 @@ True
 >>> import poc_simpletest
 >>> poc_simpletest.TestSuite().report_results()
 Ran 0 tests. 0 failures.
+>>> install("import tictactoe_board as provided")
+>>> import tictactoe_board
+>>> tictactoe_board is real
+True
 """
 
 from __future__ import annotations
@@ -157,11 +164,14 @@ class _CourseFinder:
 
     def __init__(self) -> None:
         self.packages: set[str] = {PORT_PACKAGE}
+        self.aliases: set[str] = set()   # modules a file imports as provided
 
     def find_spec(self, fullname: str, path: Any = None,
                   target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if fullname in self.packages:
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+        if fullname in self.aliases:
+            return importlib.machinery.ModuleSpec(fullname, self)
         if "." in fullname and fullname.rpartition(".")[0] not in self.packages:
             return None
         if course_module(fullname) is None:
@@ -169,7 +179,7 @@ class _CourseFinder:
         return importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        module = course_module(spec.name)
+        module = provided if spec.name in self.aliases else course_module(spec.name)
         if module is not None and spec.name not in self.packages:
             return module
         package = types.ModuleType(spec.name, "A path the course's modules were imported by.")
@@ -186,46 +196,79 @@ _FINDER = _CourseFinder()
 def install(source: str | None = None) -> None:
     """Make the course's modules importable in this process (again: no harm).
 
-    With ``source`` (a file's text), the package paths of its course imports too:
-    ``from poc.tic_tac_toe import poc_ttt_provided`` needs ``poc`` and ``poc.tic_tac_toe``.
-    A name a real module already has is left to it.
+    With ``source`` (a file's text), the paths of its course imports too
+    (:func:`import_paths`): ``from poc.tic_tac_toe import poc_ttt_provided`` needs ``poc``
+    and ``poc.tic_tac_toe``; ``import tictactoe_board as provided`` needs
+    ``tictactoe_board``, which is ``provided``. A name a real module already has is left
+    to it.
     """
     if source is not None:
-        _FINDER.packages.update(import_paths(source))
+        aliases = provided_aliases(source)
+        _FINDER.aliases.update(aliases)
+        _FINDER.packages.update(import_paths(source) - aliases)
     if _FINDER not in sys.meta_path:
         sys.meta_path.append(_FINDER)
 
 
 def import_paths(source: str) -> set[str]:
-    """The packages through which ``source`` imports a course module (it is not run).
+    """The module paths ``source``'s course imports need besides the course's own names (it
+    is not run): the packages they go through, and the modules it imports as ``provided``
+    (:func:`provided_aliases`), with theirs. What a file may import where the grader runs it,
+    beyond the standard library and the course's modules.
 
     >>> sorted(import_paths("from poc.tic_tac_toe import poc_ttt_provided as provided"))
     ['poc', 'poc.tic_tac_toe']
+    >>> sorted(import_paths("from my_course import board as provided"))
+    ['my_course', 'my_course.board']
     >>> import_paths("import numpy.linalg")
     set()
     """
-    if source.isascii() and not any(name in source for name in (*COURSE_NAMES, PORT_PACKAGE)):
-        return set()  # no course import at all: nothing to parse (most files; Python reads
-        # other letters as their plain forms, so only an ASCII text can be read here)
+    aliases = provided_aliases(source)
+    paths = set(aliases)
+    for target, _ in _imports(source, (*COURSE_NAMES, PORT_PACKAGE, "provided")):
+        if "." in target and (course_module(target) is not None or target in aliases):
+            parts = target.split(".")
+            paths.update(".".join(parts[:i]) for i in range(1, len(parts)))
+    return paths
+
+
+def provided_aliases(source: str) -> set[str]:
+    """The modules ``source`` imports under the name ``provided`` that are none of the
+    course's (it is not run): a student's own copy of the course's board module, imported
+    by its own name. Where no real module has that name, it is ``provided`` itself.
+
+    >>> sorted(provided_aliases("import tictactoe_board as provided\\nimport math"))
+    ['tictactoe_board']
+    >>> sorted(provided_aliases("from my_course import board as provided"))
+    ['my_course.board']
+    >>> provided_aliases("import poc_ttt_provided as provided\\nimport provided.board as provided")
+    set()
+    """
+    return {target for target, name in _imports(source, ("provided",))
+            if name == "provided" and target.split(".")[0] != "provided"
+            and course_module(target) is None}
+
+
+def _imports(source: str, words: tuple[str, ...]) -> list[tuple[str, str | None]]:
+    """Every module path ``source`` imports, with the name it binds it to (``as``; None
+    where it binds another name), read without running it; nothing when the text names
+    none of ``words`` (most files: nothing to parse) or does not parse."""
+    if source.isascii() and not any(word in source for word in words):
+        return []   # Python reads other letters as their plain forms: only ASCII is sure
     import ast
 
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
-        return set()
-    targets = []
+        return []
+    targets: list[tuple[str, str | None]] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            targets += [alias.name for alias in node.names]
+            targets += [(alias.name, alias.asname) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            targets += [f"{node.module}.{alias.name}" for alias in node.names]
-            targets.append(node.module)
-    packages = set()
-    for target in targets:
-        if "." in target and course_module(target) is not None:
-            parts = target.split(".")
-            packages.update(".".join(parts[:i]) for i in range(1, len(parts)))
-    return packages
+            targets += [(f"{node.module}.{alias.name}", alias.asname) for alias in node.names]
+            targets.append((node.module, None))
+    return targets
 
 
 # -- games at import time ----------------------------------------------------------------------

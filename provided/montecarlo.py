@@ -15,6 +15,8 @@ rows of cell values), so a check can hold the board as it was before and after a
 
 from __future__ import annotations
 
+import math
+
 from provided.board import DRAW, EMPTY, NAMES, PLAYERO, PLAYERX, TTTBoard, switch_player
 
 Grid = list  # a list of rows, each a list of cell values (or of scores)
@@ -34,6 +36,67 @@ SMALL = 0.2
 default ``[time] small``): a quick call is never judged on its time, only a stuck one."""
 SPEED_HINT = ("Look for repeated work: a trial needs one copy of the board (board.clone()), "
               "not one per move, and a finished game needs no more moves.")
+
+
+# The scores a square gains or loses (the course's values), the names of the course's older
+# template for the same constants, and the range of values that make a fair test: a change
+# far above the rounding of the scores already in a grid, and no score so large that adding
+# the other constant to it is lost in the rounding.
+COURSE_CONSTANTS = {"SCORE_CURRENT": 1.0, "SCORE_OTHER": 1.0}
+OLD_NAMES = {"SCORE_CURRENT": "MCMATCH", "SCORE_OTHER": "MCOTHER"}
+CONSTANT_RANGE = (0.001, 1000.0)
+TOLERANCE = 1e-9
+"""Two scores are the same when they differ by at most this share of their size (or of the
+smallest constant, for a score near 0): rounding, never a mistake."""
+
+
+def constant_problem(value: object) -> str | None:
+    """Why ``value`` cannot be a score constant the checks judge by, or None when it can:
+    a finite int or float within ``CONSTANT_RANGE``.
+
+    >>> constant_problem(2.0) is None, constant_problem(0.0), constant_problem(float("nan"))
+    (True, 'it is not from 0.001 to 1000', 'it is not a finite number')
+    """
+    if type(value) not in (int, float):
+        return "it is not a number"
+    if not math.isfinite(value):
+        return "it is not a finite number"
+    low, high = CONSTANT_RANGE
+    if not low <= value <= high:
+        return f"it is not from {low:g} to {high:g}"
+    return None
+
+
+def same_score(got: object, want: float, scale: float = 1.0) -> bool:
+    """Whether ``got`` is the score ``want``, up to rounding: a finite int or float (never a
+    bool, never nan or inf) within ``TOLERANCE`` of ``want``'s size, or of ``scale`` (the
+    smallest constant) where ``want`` is smaller.
+
+    >>> same_score(0.1 + 0.2, 0.3), same_score(float("nan"), 0.3), same_score(1e-12, 0.0)
+    (True, False, True)
+    >>> same_score(0.5, 0.5 + 1e-3, scale=1e-3), same_score(True, 1)
+    (False, False)
+    """
+    if type(got) not in (int, float) or not math.isfinite(got):
+        return False
+    return abs(got - want) <= TOLERANCE * max(abs(want), scale)
+
+
+def same_scores(got: object, want: Grid, scale: float = 1.0) -> bool:
+    """Whether ``got`` is the grid of scores ``want`` (a list of lists of the same shape),
+    each score the same up to rounding (:func:`same_score`).
+
+    >>> same_scores([[0.30000000000000004, 1]], [[0.3, 1.0]]), same_scores([[0.3]], [[0.3, 1]])
+    (True, False)
+    """
+    if type(got) is not list or len(got) != len(want):
+        return False
+    for got_row, want_row in zip(got, want):
+        if type(got_row) is not list or len(got_row) != len(want_row):
+            return False
+        if not all(same_score(g, w, scale) for g, w in zip(got_row, want_row)):
+            return False
+    return True
 
 
 def call_limit(trials: int, empties: int, per_node: float, empty_board_seconds: float,
@@ -164,5 +227,7 @@ def _could_end_last(after: Grid, before: Grid, last: int, reverse: bool) -> bool
 
 
 __all__ = ["expected_scores", "best_moves", "trial_problem", "winner_of", "call_limit",
-           "limit_rule", "TRIAL_NODES", "FACTOR", "SMALL", "SPEED_HINT",
+           "limit_rule", "constant_problem", "same_score", "same_scores", "COURSE_CONSTANTS",
+           "OLD_NAMES", "CONSTANT_RANGE", "TOLERANCE", "TRIAL_NODES", "FACTOR", "SMALL",
+           "SPEED_HINT",
            "PLAYERX", "PLAYERO", "EMPTY", "DRAW"]

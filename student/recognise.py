@@ -24,10 +24,20 @@ def assignment_of(path: Path) -> str:
     >>> assignment_of(_HERE / "mc_player.py"), assignment_of(_HERE / "mm_player.py")
     ('montecarlo', 'minimax')
     """
+    return recognised(path) or MINIMAX
+
+
+def recognised(path: Path) -> str | None:
+    """The assignment whose functions the file defines (as :func:`assignment_of`), or None
+    when it defines none of them or cannot be read.
+
+    >>> recognised(_HERE / "__init__.py") is None
+    True
+    """
     try:
         source = path.read_bytes().decode("utf-8", errors="replace")
     except OSError:
-        return MINIMAX
+        return None
     try:
         names = {node.name for node in ast.parse(source).body
                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
@@ -37,4 +47,4 @@ def assignment_of(path: Path) -> str:
         return MINIMAX
     if names & {"mc_move", "mc_trial"}:
         return MONTECARLO
-    return MINIMAX
+    return None

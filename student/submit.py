@@ -11,8 +11,11 @@ handout (``student/.ttt-submit.json``, readable by you only), the file is handed
 through the page's JSON API, and the command waits while it is graded (its place
 in the queue, then each rubric item as it finishes), then prints the report.
 The file is handed in for the assignment ``--assignment`` names, else the one its
-functions say (as ``python -m student check`` recognises it); a course that has no
-assignment of that name decides itself (its only open one, say).
+functions say (as ``python -m student check`` recognises it), else for none named: the page
+then recognises it or refuses it, saying which assignments are open. A file for another
+assignment than the one named is refused by the page, never filed under the wrong one.
+The link's token is sent to the page's own address only: a redirect elsewhere is not
+followed. A file larger than the page takes is not sent (``GET /api/limits``).
 Standard library only: the handout installs nothing.
 
 Exit status: 0 graded (whatever the score); 1 the server refused it (the message
@@ -42,7 +45,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
-from student.recognise import MONTECARLO, assignment_of
+from student.recognise import MONTECARLO, recognised
 
 HANDOUT_PLAYER = Path(__file__).resolve().with_name("mm_player.py")
 HANDOUT_MC_PLAYER = HANDOUT_PLAYER.with_name("mc_player.py")
@@ -56,9 +59,6 @@ HOW_TO_GET_A_LINK = (
     "like http://HOST:PORT/s/TOKEN (the one that opens the page in a browser). Give it once:\n"
     "    python3 -m student submit --link http://HOST:PORT/s/TOKEN\n"
     "It is kept in {config} (readable by you only) for the next times.")
-# How the server begins its refusal of an assignment the course does not hold (it then lists
-# the course's): the file's recognised assignment is then left for the server to decide.
-NOT_THE_COURSES = "this course has no assignment "
 _LINK = re.compile(r"^(?P<base>https?://[^/?#\s]+(?:/[^?#\s]*?)?)/s/(?P<token>[A-Za-z0-9_.~-]+)/?$")
 
 
@@ -78,12 +78,13 @@ class Refused(SubmitError):
     """The server answered with an error: its message is for the student.
 
     >>> str(Refused(413, "The file is larger than 256 KiB."))
-    'The server refused it: The file is larger than 256 KiB.'
+    'The server refused it: too large: The file is larger than 256 KiB.'
     """
 
     def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
         self.status, self.message, self.retry_after = status, message, retry_after
-        text = f"The server refused it: {message}"
+        large = "too large: " if status == 413 and "too large" not in message else ""
+        text = f"The server refused it: {large}{message}"
         if retry_after is not None and not _says_when(message):
             text += f" {when_to_retry(retry_after)}"   # the server did not say when: we do
         if status == 401:
@@ -221,6 +222,67 @@ def _multipart(field: str, filename: str, data: bytes,
             f"multipart/form-data; boundary={boundary}")
 
 
+def origin(url: str) -> tuple[str, str, int | None]:
+    """A URL's origin: scheme, host and port (the scheme's own when none is written).
+
+    >>> origin("http://Page.example:80/s/x") == origin("http://page.example/api")
+    True
+    >>> origin("http://page.example/") == origin("https://page.example/")
+    False
+    """
+    parts = urllib.parse.urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
+
+
+class TooLarge(SubmitError):
+    """The file is larger than the page takes: it is not sent."""
+
+
+class Redirected(SubmitError):
+    """The page sent a request on elsewhere: another origin (the token is never sent
+    there), or a hand-in (a POST is never sent again)."""
+
+
+class _OwnOrigin(urllib.request.HTTPRedirectHandler):
+    """Follows a redirect only for a GET and only to the page's own origin (with the token);
+    any other stops with :class:`Redirected` before a byte goes to the new address."""
+
+    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
+                         headers: Any, newurl: str) -> urllib.request.Request | None:
+        if origin(newurl) != origin(req.full_url):
+            raise Redirected(_elsewhere(req.full_url, newurl))
+        if req.get_method() != "GET":
+            raise Redirected(f"The submission page answered with a redirect to {newurl}: "
+                             "nothing was handed in. Check your link, or ask your instructor "
+                             "for the page's address.")
+        return super().redirect_request(req, fp, code, msg, headers, newurl)
+
+
+def _elsewhere(url: str, newurl: str) -> str:
+    """What to say of a redirect to another origin (not followed).
+
+    >>> print(_elsewhere("http://page.example/api/limits", "https://page.example/api/limits"))
+    The submission page at http://page.example sent the request on to https://page.example: not followed, and your link's token was not sent there.
+    The page is served over HTTPS: give your link once more with https:// in place of http:// (--link https://...).
+    """
+    old, new = urllib.parse.urlsplit(url), urllib.parse.urlsplit(newurl)
+    said = (f"The submission page at {old.scheme}://{old.netloc} sent the request on to "
+            f"{new.scheme}://{new.netloc}: not followed, and your link's token was not sent "
+            "there.")
+    if new.scheme == "https" and old.scheme == "http" and new.hostname == old.hostname:
+        return said + ("\nThe page is served over HTTPS: give your link once more with "
+                       "https:// in place of http:// (--link https://...).")
+    return said + "\nIf the page moved, ask your instructor for its new link."
+
+
+_OPENER = urllib.request.build_opener(_OwnOrigin)
+
+
 def _request(link: Link, path: str, body: bytes | None = None,
              content_type: str | None = None) -> dict[str, Any]:
     """One JSON API call with the student's token; errors become :class:`SubmitError`."""
@@ -230,12 +292,16 @@ def _request(link: Link, path: str, body: bytes | None = None,
     request = urllib.request.Request(link.base + path, data=body, headers=headers,
                                      method="POST" if body is not None else "GET")
     try:
-        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as response:
+        with _OPENER.open(request, timeout=HTTP_TIMEOUT) as response:
             return json.loads(response.read().decode("utf-8"))
     except urllib.error.HTTPError as error:
         raise _refusal(error) from None
     except (urllib.error.URLError, OSError) as problem:
         reason = getattr(problem, "reason", problem)
+        if body is not None and isinstance(reason, (BrokenPipeError, ConnectionResetError)):
+            raise SubmitError(f"The submission page at {link.base} closed the connection "
+                              f"while {show_size(len(body))} were sent: the file is probably "
+                              "too large for the page (its limit is on the page).") from None
         raise SubmitError(f"Cannot reach the submission page at {link.base} ({reason}). "
                           "Check your connection, or ask your instructor whether it is up.") from None
     except ValueError:
@@ -275,18 +341,38 @@ def hand_in(link: Link, path: Path, assignment: str | None = None) -> Received:
 
 
 def hand_in_for(link: Link, path: Path, asked: str | None) -> Received:
-    """Hand in ``path`` for the assignment ``asked`` (``--assignment``: the server's refusal
-    stands), else for the one its functions say; when the course has no assignment of that
-    name, once more without one, so that the server decides (its only open assignment, say).
-    """
-    if asked:
-        return hand_in(link, path, asked)
+    """Hand in ``path`` for the assignment ``asked`` (``--assignment``), else for the one its
+    functions say, else for none named (the page recognises it or refuses it). The page's
+    refusal stands: a file is never sent again for another assignment."""
+    return hand_in(link, path, asked or recognised(path))
+
+
+def page_limit(link: Link) -> int | None:
+    """The largest file the page takes (``GET /api/limits``), or None from a page that does
+    not say (an older one)."""
     try:
-        return hand_in(link, path, assignment_of(path))
+        limits = _request(link, "/api/limits")
     except Refused as refusal:
-        if refusal.status != 400 or not refusal.message.startswith(NOT_THE_COURSES):
-            raise
-    return hand_in(link, path, None)
+        if refusal.status == 404:
+            return None
+        raise
+    size = limits.get("max_size") if isinstance(limits, dict) else None
+    return size if isinstance(size, int) and size > 0 else None
+
+
+def show_size(size: int) -> str:
+    """A size as the page says it.
+
+    >>> show_size(5_000_000), show_size(262144), show_size(2000), show_size(300)
+    ('4.8 MiB', '256 KiB', '2.0 KiB', '300 bytes')
+    """
+    if size < 1024:
+        return f"{size} bytes"
+    if size < 10 * 1024:
+        return f"{size / 1024:.1f} KiB"
+    if size < 1024 * 1024:
+        return f"{size // 1024} KiB"
+    return f"{size / 1024 / 1024:.1f} MiB"
 
 
 def status(link: Link, submission_id: int) -> dict[str, Any]:
@@ -427,7 +513,8 @@ def submit_parser() -> argparse.ArgumentParser:
                              "another the course's page lists (default: recognised from the "
                              "functions the file defines, as `python -m student check` does: "
                              "mm_move is the minimax, mc_move or mc_trial the Monte Carlo "
-                             "player; a course without that assignment decides itself)")
+                             "player; the page refuses a file that is not for the assignment "
+                             "named, saying why)")
     parser.add_argument("--wait", type=float, default=900.0, metavar="SECONDS",
                         help="how long to wait for the report (default: 900); it is graded anyway")
     parser.add_argument("--config", type=Path, default=CONFIG, metavar="PATH",
@@ -472,10 +559,20 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
     digest = hashlib.sha256(data).hexdigest()
     print(f"Handing in {_shown(path)} ({len(data)} bytes) to {link.base} ...", file=stdout)
     try:
+        limit = page_limit(link)
+        if limit is not None and len(data) > limit:
+            raise TooLarge(f"Not handed in: {path.name} is too large ({show_size(len(data))}; "
+                           f"the page's limit is {show_size(limit)}), so it was not sent. Hand "
+                           "in only your player's file (a test or a saved game does not "
+                           "belong in it).")
         received = hand_in_for(link, path, args.assignment)
     except Refused as refusal:
         if refusal.status != 401 and args.link:
             save_link(link, args.config)     # the server knew the token: keep it
+        raise
+    except TooLarge:
+        if args.link:
+            save_link(link, args.config)     # the server told its limit: it knew the token
         raise
     if args.link:
         save_link(link, args.config)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import ast
 import functools
 import importlib.metadata
+import re
 
 from grader.assignments.assignment import Assignment, AssignmentError
 
@@ -82,17 +83,27 @@ def get(name: str) -> Assignment:
     return found[name]
 
 
+# A top-level definition, read from the text alone: "def name(", "class name", "name =".
+_TOP_LEVEL = re.compile(r"^(?:(?:async\s+)?def\s+(\w+)\s*\(|class\s+(\w+)|(\w+)\s*=(?!=))",
+                        re.MULTILINE)
+
+
 def defined_names(source: str) -> set[str]:
     """The names a file defines at its top level (functions, classes, assignments), read
-    without running it; empty when it does not parse.
+    without running it. A file that does not parse (Python 2, a syntax error, a text cut
+    short because it is too large) is read line by line instead: what its top-level
+    ``def``, ``class`` and assignment lines name.
 
     >>> sorted(defined_names("X = 1\\ndef f():\\n    pass\\n"))
     ['X', 'f']
+    >>> sorted(defined_names("def mc_move(board, player, trials):\\n    print board\\n"))
+    ['mc_move']
     """
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return set()
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return {next(name for name in match.groups() if name)
+                for match in _TOP_LEVEL.finditer(source)}
     names: set[str] = set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
@@ -104,7 +115,12 @@ def defined_names(source: str) -> set[str]:
 
 def recognise(source: str) -> Assignment | None:
     """The assignment whose functions ``source`` defines the most of (the first one on a
-    tie), or None when it defines none of any assignment's (it does not parse, say)."""
+    tie), or None when it defines none of any assignment's. A file that does not parse is
+    read by its ``def`` lines (:func:`defined_names`): never run.
+
+    >>> recognise("def mc_trial(board, player):\\n    print board\\n").name
+    'montecarlo'
+    """
     names = defined_names(source)
     best, count = None, 0
     for assignment in available():

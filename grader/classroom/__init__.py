@@ -1,9 +1,10 @@
 """A whole class: find the submissions, grade each in its own process, keep the results.
 
 Data flows one way: ``discover`` (LMS names, and ``unpack`` for zips; ``people`` reads a
-Gradescope export's metadata) -> ``records`` (checked against a ``roster``) -> ``run`` (one
-grading process per submission; ``distributed`` runs them on a Dask cluster) -> ``batch``
-(the loop, resumable) -> ``state`` (the output folder) -> ``gradebook``, ``lms`` (the
+Gradescope export's metadata; ``meant``: which assignment each file is for) -> ``records``
+(checked against a ``roster``) -> ``run`` (one grading process per submission;
+``distributed`` runs them on a Dask cluster) -> ``batch`` (the loop, resumable) -> ``state``
+(the output folder, by student and assignment) -> ``books``: ``gradebook``, ``lms`` (the
 gradebooks Canvas and Moodle import) and ``summary``.
 ``command`` is ``python -m grader batch``; ``gradescope`` and ``handout`` build the
 autograder zip and the students' handout.

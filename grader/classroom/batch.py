@@ -8,14 +8,20 @@ sandbox), so a hostile or broken submission costs its own row and never the batc
 result is written as soon as it is done, and the gradebook after it, so a batch killed at
 any moment (even with SIGKILL) goes on where it stopped when the same command runs again.
 
-The output folder (``grader.classroom.state``)::
+Each file is graded as the assignment it is for (``grader.classroom.meant``), and kept by
+student and assignment: a student may hand in several. The output folder
+(``grader.classroom.state``; the books: ``grader.classroom.books``)::
 
-    DIR/results/ID.json    Gradescope's results.json of each graded submission (the truth)
-    DIR/reports/ID.txt     the text report of each graded submission (for the student)
-    DIR/logs/ID.log        what the grader said when it could not grade a submission
+    DIR/results/ASSIGNMENT/ID.json   Gradescope's results.json of each graded submission
+                                     (the truth)
+    DIR/reports/ASSIGNMENT/ID.txt    the text report of each graded submission (for the student)
+    DIR/logs/ASSIGNMENT/ID.log       what the grader said when it could not grade a submission
     DIR/gradebook.csv      one row per submission (see grader.classroom.gradebook), and
-                           per roster student who handed in nothing (grader.classroom.records)
-    DIR/gradebook-canvas.csv, gradebook-moodle.csv   as each LMS imports them (``lms``)
+                           per roster student who handed in nothing (grader.classroom.records);
+                           a class of several assignments: a line per student, with each
+                           assignment's columns, and DIR/gradebook-ASSIGNMENT.csv for each
+    DIR/gradebook-canvas.csv, gradebook-moodle.csv   as each LMS imports them (``lms``): a
+                           grade column per assignment
     DIR/summary.html       the class summary page (see grader.classroom.summary)
     DIR/similarity.csv     with ``similarity``: pairs that share code (grader.classroom.similarity)
     DIR/similarity/        ...and the most similar pairs side by side
@@ -30,19 +36,22 @@ import shutil
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from grader.classroom import gradebook, lms, summary
-from grader.classroom.discover import Submission
+from grader.classroom import gradebook, lms
+from grader.classroom.books import Books, assignments_of, gradebook_file, write_books
+from grader.classroom.discover import Submission, assign
+from grader.classroom.meant import NO_ASSIGNMENT, OTHER_ASSIGNMENT, sentence
 from grader.classroom.records import Matched, match_roster, missing_row
 from grader.classroom.roster import Roster
 from grader.classroom.run import (DEFAULT_TIMEOUT, GRACE_SECONDS, Attempt, GradingOptions, Job,
                                   Runner)
 from grader.classroom.similarity import Similarity, SimilarityOptions, compare_and_write
 from grader.classroom.state import (INTERRUPTED, ConfigurationChangedError, OutputFolder,
-                                    Plan, changed_message, graded_under, plan_batch, row_for)
+                                    Plan, changed_message, graded_under_each, plan_batch,
+                                    row_for)
 from grader.suite import writers
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -56,8 +65,9 @@ class BatchOptions:
     how long a run may take, and whether it compares the submissions' code (never a
     grade: see ``similarity``); and the books around the grades: the class's ``roster``
     (who handed in nothing: a score of 0 with ``missing_zero``), and the gradebooks an
-    LMS imports (``lms_formats``: "canvas", "moodle"; the grade column named
-    ``assignment``; a student in several submissions: their ``choice``, latest or best)."""
+    LMS imports (``lms_formats``: "canvas", "moodle"; each assignment's grade column named
+    as ``columns`` says, else ``lms.default_column``; a student in several submissions:
+    their ``choice``, latest or best)."""
 
     out: Path
     grading: GradingOptions = GradingOptions()
@@ -68,7 +78,7 @@ class BatchOptions:
     roster: Roster | None = None
     missing_zero: bool = False
     lms_formats: tuple[str, ...] = ()
-    assignment: str = lms.DEFAULT_ASSIGNMENT
+    columns: dict[str, str] = field(default_factory=dict)
     choice: str = "latest"
 
 
@@ -111,11 +121,19 @@ class BatchOutcome:
     plan: Plan
     graded: tuple[str, ...] = ()     # student ids graded (or regraded) by this batch
     failed: tuple[str, ...] = ()     # student ids whose grading run failed (no result)
+    graded_as: str = ""              # what it graded as what, in a sentence
+    moved: int = 0                   # results of an earlier batch moved to this layout
     interrupted: bool = False
     rows: tuple[gradebook.Row, ...] = field(default=(), repr=False)   # with the missing
     similarity: Similarity | None = field(default=None, repr=False)
     matched: Matched | None = field(default=None, repr=False)        # with a roster
     lms_books: tuple[lms.LmsGradebook, ...] = field(default=(), repr=False)
+
+    @property
+    def assignment_books(self) -> list[str]:
+        """The file of each assignment's own gradebook (a class of several), beside DIR's."""
+        names = assignments_of(self.rows)
+        return [gradebook_file(name) for name in names] if len(names) > 1 else []
 
     @property
     def exit_code(self) -> int:
@@ -146,13 +164,15 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
     folder = OutputFolder(options.out)
     stop = stop or threading.Event()
     formats = tuple(lms.lms_format(name) for name in options.lms_formats)   # fail early
+    submissions = assign(submissions, options.grading.assignment)
+    said = graded_as(submissions, options.grading.assignment)
     matched = None
     if options.roster is not None:
         matched = match_roster(submissions, options.roster)
         submissions = list(matched.submissions)
     with folder.locked():
-        folder.prepare()
-        expected = graded_under(options.grading)
+        moved = folder.prepare()
+        expected = graded_under_each(options.grading, submissions)
         plan = plan_batch(submissions, folder, options.regrade, expected,
                           options.regrade_changed)
         if plan.changed and not options.regrade_changed:
@@ -164,8 +184,9 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
                                           options.similarity, _names(submissions))
             except KeyboardInterrupt:
                 stop.set()
+        books = Books(formats, options.columns, options.choice, found, said)
         state = _BatchState(folder, submissions, progress or _Silent(), len(plan.to_grade),
-                            found, _Books(options, formats, matched))
+                            _Books(options, books, matched))
         state.write_books()
         state.progress.started(plan)
         try:
@@ -173,10 +194,11 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
                 for submission in plan.to_grade:
                     if stop.is_set():
                         break
-                    scratch = folder.pending / f"{submission.student_id}.{uuid.uuid4().hex[:8]}"
+                    assignment, student_id = submission.key
+                    scratch = folder.pending / f"{assignment}.{student_id}.{uuid.uuid4().hex[:8]}"
                     # The name is only the report's label: the grade never sees it.
-                    job = Job(submission, options.grading, scratch, options.timeout,
-                              student_name=submission.name)
+                    job = Job(submission, _options_for(submission, options.grading), scratch,
+                              options.timeout, student_name=submission.name)
                     state.futures[_submit(runner, job)] = submission
                 state.collect(stop=stop)
             except KeyboardInterrupt:
@@ -192,26 +214,51 @@ def run_batch(submissions: list[Submission], options: BatchOptions, runner: Runn
             runner.close()
             # The results are the truth: build the books from them once more, so that a
             # result written just before an interruption is never missing from them.
-            state.rows = {submission.student_id: row_for(submission, folder,
-                                                         state.failures.get(submission.student_id),
-                                                         INTERRUPTED)
+            state.rows = {submission.key: row_for(submission, folder,
+                                                  state.failures.get(submission.key),
+                                                  INTERRUPTED)
                           for submission in submissions}
             state.write_books()
             shutil.rmtree(folder.pending, ignore_errors=True)
-    failed = tuple(sorted(sid for sid in state.failures if sid not in state.graded))
-    return BatchOutcome(plan, tuple(state.graded), failed, stop.is_set(),
-                        tuple(state.ordered()), found, matched, state.lms_books)
+    failed = tuple(sorted(key[1] for key in state.failures if key not in state.graded))
+    return BatchOutcome(plan, tuple(key[1] for key in state.graded), failed,
+                        graded_as=said, moved=moved, interrupted=stop.is_set(),
+                        rows=tuple(state.ordered()), similarity=found, matched=matched,
+                        lms_books=state.lms_books)
+
+
+def graded_as(submissions: list[Submission], given: str | None) -> str:
+    """What a batch of ``submissions`` (assigned) grades as what, in one sentence."""
+    refused = [kind for submission in submissions for kind in (OTHER_ASSIGNMENT, NO_ASSIGNMENT)
+               if (submission.problem or "").startswith(kind)]
+    return sentence([submission.assignment for submission in submissions
+                     if submission.problem is None], refused, given)
+
+
+def _options_for(submission: Submission, grading: GradingOptions) -> GradingOptions:
+    """The grading options of one submission: told its assignment when its functions alone
+    would not tell `grade` (or the instructor named it)."""
+    return replace(grading, assignment=submission.assignment if submission.told else None)
+
+
+def _label(submission: Submission, several: bool) -> str:
+    """A submission as the similarity pages name it: its student id (and its assignment, in
+    a class of several)."""
+    return f"{submission.student_id} ({submission.assignment})" if several \
+        else submission.student_id
 
 
 def _sources(submissions: list[Submission]) -> dict[str, Path]:
-    """The file of every submission that can be read as source, by student id."""
-    return {submission.student_id: submission.path for submission in submissions
+    """The file of every submission that can be read as source, by its label."""
+    several = len({submission.assignment for submission in submissions}) > 1
+    return {_label(submission, several): submission.path for submission in submissions
             if submission.path is not None and submission.problem is None}
 
 
 def _names(submissions: list[Submission]) -> dict[str, str]:
     """Each submission's student name (a group's: its names), when the LMS or roster told."""
-    return {submission.student_id: submission.name for submission in submissions
+    several = len({submission.assignment for submission in submissions}) > 1
+    return {_label(submission, several): submission.name for submission in submissions
             if submission.name}
 
 
@@ -226,41 +273,45 @@ def _submit(runner: Runner, job: Job) -> concurrent.futures.Future:
 
 @dataclass(frozen=True)
 class _Books:
-    """What the books hold besides the submissions' rows, and the LMS gradebooks to write."""
+    """What the books hold besides the submissions' rows, and what else makes them."""
 
     options: BatchOptions
-    formats: tuple[lms.LmsFormat, ...] = ()
+    books: Books = Books()
     matched: Matched | None = None
 
     def missing_rows(self, rows: list[gradebook.Row]) -> list[gradebook.Row]:
-        """A row per roster student who handed in nothing (0 of the class's maximum with
-        ``missing_zero``)."""
+        """A row per roster student who handed in nothing for an assignment (0 of that
+        assignment's maximum with ``missing_zero``)."""
         if self.matched is None:
             return []
-        top = max((row.max_score for row in rows if row.max_score is not None), default=None)
-        return [missing_row(entry, self.matched.canvas, self.options.missing_zero, top)
-                for entry in self.matched.missing]
+        missing = []
+        for assignment, entries in self.matched.missing_from:
+            top = max((row.max_score for row in rows if row.max_score is not None
+                       and row.assignment == assignment), default=None)
+            missing += [missing_row(entry, self.matched.canvas, self.options.missing_zero,
+                                    top, assignment) for entry in entries]
+        return missing
+
+
+Key = tuple[str, str]      # (assignment, student id): what a batch keeps a submission by
 
 
 class _BatchState:
     """The books of a running batch, and the grading runs it waits for."""
 
     def __init__(self, folder: OutputFolder, submissions: list[Submission],
-                 progress: Progress, total: int,
-                 similar: Similarity | None = None, books: _Books | None = None) -> None:
+                 progress: Progress, total: int, books: _Books | None = None) -> None:
         self.folder = folder
         self.books = books or _Books(BatchOptions(out=folder.root))
         self.lms_books: tuple[lms.LmsGradebook, ...] = ()
-        self.similarity = similar
         self.submissions = submissions
         self.progress = progress
         self.total = total
-        self.rows = {submission.student_id: row_for(submission, folder)
-                     for submission in submissions}
+        self.rows = {submission.key: row_for(submission, folder) for submission in submissions}
         self.futures: dict[concurrent.futures.Future, Submission] = {}
         self.handled: set[concurrent.futures.Future] = set()
-        self.failures: dict[str, str] = {}       # student id -> why its run failed
-        self.graded: list[str] = []
+        self.failures: dict[Key, str] = {}       # why its run failed
+        self.graded: list[Key] = []
 
     def collect(self, until: float | None = None, quietly: bool = False,
                 stop: threading.Event | None = None) -> None:
@@ -281,7 +332,8 @@ class _BatchState:
 
     def record(self, future: concurrent.futures.Future, quietly: bool) -> None:
         submission = self.futures[future]
-        sid = submission.student_id
+        key = submission.key
+        assignment, sid = key
         try:
             attempt = future.result()
         except concurrent.futures.CancelledError:
@@ -293,37 +345,29 @@ class _BatchState:
         data = _parse(attempt.results) if attempt.complete else None
         folder = self.folder
         if data is not None:
-            _write_text(folder.result(sid), attempt.results or "")
-            _write_text(folder.reports / f"{sid}.txt", attempt.report or _report_of(data))
-            (folder.logs / f"{sid}.log").unlink(missing_ok=True)
-            self.failures.pop(sid, None)
-            self.graded.append(sid)
+            _write_text(folder.result(sid, assignment), attempt.results or "")
+            _write_text(folder.report(sid, assignment), attempt.report or _report_of(data))
+            folder.log(sid, assignment).unlink(missing_ok=True)
+            (folder.logs / f"{sid}.log").unlink(missing_ok=True)      # an earlier batch's
+            self.failures.pop(key, None)
+            self.graded.append(key)
         else:
-            self.failures[sid] = _failure_reason(attempt)
-            _write_text(folder.logs / f"{sid}.log", _log_of(attempt, self.failures[sid]))
-        self.rows[sid] = row_for(submission, folder, self.failures.get(sid))
+            self.failures[key] = _failure_reason(attempt)
+            _write_text(folder.log(sid, assignment), _log_of(attempt, self.failures[key]))
+        self.rows[key] = row_for(submission, folder, self.failures.get(key))
         self.write_books()
         if not quietly or data is not None:
-            self.progress.finished(Finished(submission, self.rows[sid], attempt,
+            self.progress.finished(Finished(submission, self.rows[key], attempt,
                                             len(self.handled), self.total))
 
     def ordered(self) -> list[gradebook.Row]:
         """Every row: the submissions' in their order, then the roster's missing students."""
-        rows = [self.rows[submission.student_id] for submission in self.submissions]
+        rows = [self.rows[submission.key] for submission in self.submissions]
         return rows + self.books.missing_rows(rows)
 
     def write_books(self) -> None:
-        ordered = self.ordered()
-        gradebook.write_gradebook(self.folder.gradebook, ordered)
-        options = self.books.options
-        self.lms_books = tuple(lms.lms_gradebook(format, ordered, options.assignment,
-                                                 options.choice)
-                               for format in self.books.formats)
-        for book in self.lms_books:
-            lms.write_lms_gradebook(self.folder.root, book)
-        summary.write_summary(self.folder.summary, ordered,
-                                title=f"Class summary: {self.folder.root.resolve().name}",
-                                similarity=self.similarity)
+        self.lms_books = write_books(self.folder.root, self.ordered(), self.books.books,
+                                     title=f"Class summary: {self.folder.root.resolve().name}")
 
 
 def _parse(text: str | None) -> dict[str, Any] | None:

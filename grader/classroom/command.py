@@ -6,8 +6,6 @@
 from __future__ import annotations
 
 import argparse
-import collections
-import dataclasses
 import os
 import signal
 import sys
@@ -15,8 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from grader.classroom.batch import EXIT_USAGE, BatchOptions, BatchOutcome, run_batch
+from grader.classroom.batch import EXIT_USAGE, BatchOptions, BatchOutcome, graded_as, run_batch
 from grader.classroom.discover import find_submissions
+from grader.classroom.meant import in_order
 from grader.classroom.unpack import SubmissionsError
 from grader.classroom.progress import ConsoleProgress
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions, LocalRunner, Runner
@@ -36,17 +35,28 @@ student ids (an id keeps letters, digits and . _ @ + -; other characters become 
   submission_123456/                            123456  (Gradescope export)
 A Gradescope export's submission_metadata.yml names each submission's submitters
 (name, SID, email; all of a group's) and its time, late if after the due date.
-the file graded, in a folder or among one student's Canvas/Moodle files: the only
-.py file (subfolders too), else the one named mm_player.py. A .zip is unpacked into
+the file graded, in a folder or among one student's Canvas/Moodle files: the one
+that defines an assignment's functions (subfolders too; the other files are its
+helpers), one per assignment a student handed in; among several for one assignment,
+the one named as its template (mm_player.py, mc_player.py); a student's only .py
+file whatever it defines. A .zip is unpacked into
 DIR/.work (unsafe paths and links skipped, sizes capped); if its top level is a
 single folder, that folder holds the class. Duplicate ids, empty folders, binary
 and non-.py files are reported as "not graded: why", never fatal.
 
-output: DIR/results/ID.json (Gradescope results), DIR/reports/ID.txt (text
-report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ID.log (grader failures);
+output: DIR/results/ASSIGNMENT/ID.json (Gradescope results), DIR/reports/ASSIGNMENT/
+ID.txt (text report), DIR/gradebook.csv, DIR/summary.html, DIR/logs/ASSIGNMENT/ID.log
+(grader failures);
 with --similarity, DIR/similarity.csv and DIR/similarity/pair-NNN.html; with
 --gradebook-format, DIR/gradebook-canvas.csv, DIR/gradebook-moodle.csv.
 Run the same command again after an interruption: what is done is kept.
+Each file is graded as the assignment whose functions it defines (said in one
+sentence first); a class of several assignments keeps each student's results of
+each, DIR/gradebook.csv has a line per student with each assignment's score, and
+DIR/gradebook-ASSIGNMENT.csv each assignment's rows. --assignment NAME grades every
+file as NAME, except a file that defines another assignment's functions: not
+graded ("for another assignment"), so that no grade lands where its student did
+not mean it.
 Each result records the configuration and grader version it was graded under
 (the gradebook's config column). A run whose configuration (rubric, [time],
 [grader], --checks, --exhaustive, --visibility, --leaderboard) or grader version
@@ -151,10 +161,14 @@ def _add_records_options(parser: argparse.ArgumentParser) -> None:
                              "Section, the assignment) or moodle (Full name, Email address, "
                              "ID number, the assignment); repeat it for both. A student no "
                              "importer could identify is reported, never written")
-    parser.add_argument("--assignment-name", default=lms.DEFAULT_ASSIGNMENT, metavar="NAME",
-                        help="the grade column's name in those files (default: %(default)s); "
-                             "for Canvas, its name with its id as Canvas's export writes it, "
-                             "e.g. 'Minimax (12345)', fills that assignment")
+    parser.add_argument("--assignment-name", action="append", default=[],
+                        metavar="[ASSIGNMENT=]COLUMN",
+                        help="the grade column's name in those files (default: "
+                             f"{lms.DEFAULT_ASSIGNMENT} for the minimax, the title of another "
+                             "assignment); for Canvas, its name with its id as Canvas's "
+                             "export writes it, e.g. 'Minimax (12345)', fills that "
+                             "assignment. A class of several assignments has a column each: "
+                             "repeat it as montecarlo='Monte Carlo (12346)'")
     parser.add_argument("--gradebook-choice", choices=lms.CHOICES, default="latest",
                         help="a student in several submissions (a Gradescope student in two "
                              "groups, ...): the LMS gradebooks take the latest (default) or "
@@ -164,7 +178,8 @@ def _add_records_options(parser: argparse.ArgumentParser) -> None:
 def _records_options(args: argparse.Namespace) -> dict[str, Any]:
     """BatchOptions' roster and LMS gradebook fields from ``args``; RosterError or
     LmsFormatError (a message to print) when they cannot be used."""
-    lms.check_assignment(args.assignment_name)
+    for value in args.assignment_name:
+        lms.check_assignment(value.partition("=")[2] or value)
     roster = None
     if args.roster is not None:
         roster = load_roster(args.roster)
@@ -175,33 +190,24 @@ def _records_options(args: argparse.Namespace) -> dict[str, Any]:
                           "to be missing")
     return dict(roster=roster, missing_zero=args.missing_zero,
                 lms_formats=tuple(dict.fromkeys(args.gradebook_format)),
-                assignment=args.assignment_name.strip(), choice=args.gradebook_choice)
+                choice=args.gradebook_choice)
 
 
-def class_assignment(submissions: list[Any]) -> str:
-    """The assignment a class's files are for: the one most of them define the functions
-    of (said on stderr when it is not every file's), the minimax when none says."""
-    from grader.assignments import recognise
-    found: collections.Counter[str] = collections.Counter()
-    for submission in submissions:
-        if submission.path is None:
-            continue
+def _check_configuration(grading: GradingOptions, assignments: list[str]) -> list[str]:
+    """The configuration's warnings, once; ConfigError when it cannot grade one of the
+    class's ``assignments`` (every grading run of it would fail: said once, now)."""
+    from grader.suite.config import Config, ConfigError
+    warnings: list[str] = []
+    for name in assignments or [grading.assignment_name]:
         try:
-            text = submission.path.read_bytes()[:1 << 20].decode("utf-8", "replace")
-        except OSError:
-            continue
-        assignment = recognise(text)
-        if assignment is not None:
-            found[assignment.name] += 1
-    if not found:
-        return "minimax"
-    name, count = found.most_common(1)[0]
-    if len(found) > 1:
-        print(f"python -m grader batch: grading every file as the {name} assignment "
-              f"({count} of {sum(found.values())} files define its functions; "
-              + ", ".join(f"{n}: {c}" for n, c in found.items() if n != name)
-              + "); give --assignment to choose", file=sys.stderr)
-    return name
+            config = Config.load(grading.config, grading.checks, name)
+        except ConfigError as problem:
+            several = (f" (this class's files are for {', '.join(assignments)}: grade each "
+                       "assignment with its own --config and --assignment, into its own "
+                       "--out)") if len(assignments) > 1 else ""
+            raise ConfigError(f"the {name} assignment: {problem}{several}") from None
+        warnings += [warning for warning in config.warnings if warning not in warnings]
+    return warnings
 
 
 def batch_command(args: argparse.Namespace) -> int:
@@ -220,8 +226,10 @@ def batch_command(args: argparse.Namespace) -> int:
         print(f"python -m grader batch: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
     folder = OutputFolder(args.out)
+    grading = GradingOptions.from_args(args)
     try:
-        submissions, warnings = find_submissions(args.submissions, folder.work)
+        submissions, warnings = find_submissions(args.submissions, folder.work,
+                                                 grading.assignment)
     except SubmissionsError as problem:
         print(f"python -m grader batch: error: {problem}", file=sys.stderr)
         return EXIT_USAGE
@@ -234,24 +242,21 @@ def batch_command(args: argparse.Namespace) -> int:
               + "; SUBMISSIONS is a folder or a zip of .py files or of one folder per student "
               "(see --help)", file=sys.stderr)
         return EXIT_USAGE
-    grading = GradingOptions.from_args(args)
-    if grading.assignment is None:    # one assignment for the class: its files' own
-        recognised = class_assignment(submissions)
-        if recognised != "minimax":   # the minimax's options stay as they always were
-            grading = dataclasses.replace(grading, assignment=recognised)
+    assignments = in_order([submission.assignment for submission in submissions])
+    from grader.suite.config import ConfigError
+    try:       # a bad configuration would fail every grading run: say so once, now
+        for warning in _check_configuration(grading, assignments):
+            print(f"python -m grader batch: warning: {warning}", file=sys.stderr)
+        columns = lms.grade_columns(args.assignment_name, assignments)
+    except (ConfigError, lms.LmsFormatError) as problem:
+        print(f"python -m grader batch: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"python -m grader batch: {graded_as(submissions, grading.assignment)}",
+          file=sys.stderr)
     options = BatchOptions(out=args.out, grading=grading,
                            regrade=args.regrade, regrade_changed=args.regrade_changed,
                            timeout=args.timeout or None,
-                           similarity=compared, **records)
-    from grader.suite.config import Config, ConfigError
-    try:       # a bad configuration would fail every grading run: say so once, now
-        config = Config.load(options.grading.config, options.grading.checks,
-                             options.grading.assignment_name)
-        for warning in config.warnings:
-            print(f"python -m grader batch: warning: {warning}", file=sys.stderr)
-    except ConfigError as problem:
-        print(f"python -m grader batch: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
+                           similarity=compared, columns=columns, **records)
     try:
         if args.scheduler:
             from grader.classroom import distributed
@@ -308,6 +313,9 @@ def closing_lines(outcome: BatchOutcome, folder: OutputFolder) -> str:
     lines.append(f"{len(rows)} submissions: {len(graded)} with a score, "
                  f"{len(outcome.graded)} graded now, {len(outcome.plan.done)} already done, "
                  f"{len(outcome.plan.not_graded)} not graded, {len(outcome.failed)} failed")
+    if outcome.moved:
+        lines.append(f"{outcome.moved} results of an earlier batch moved into "
+                     f"{folder.results}/ASSIGNMENT/ (each by the assignment it was graded as)")
     if outcome.plan.changed:
         lines.append(f"{len(outcome.plan.changed)} of them had been graded under another "
                      "configuration or grader version (--regrade-changed: graded again)")
@@ -316,6 +324,8 @@ def closing_lines(outcome: BatchOutcome, folder: OutputFolder) -> str:
             lines.append(f"  {row.student_id}: {row.status}")
     lines += _records_lines(outcome)
     lines.append(f"gradebook: {folder.gradebook}")
+    for path in outcome.assignment_books:
+        lines.append(f"gradebook of one assignment: {folder.root / path}")
     for book in outcome.lms_books:
         lines.append(f"gradebook for {book.format.name.capitalize()}: "
                      f"{folder.root / book.format.file_name} ({lms.mapping_help(book.format)})")
@@ -333,13 +343,16 @@ def _records_lines(outcome: BatchOutcome) -> list[str]:
     lines = []
     matched = outcome.matched
     if matched is not None:
-        missing = [row for row in outcome.rows if row.missing]
-        if missing:
+        absent = [row for row in outcome.rows if row.missing]
+        several = len({row.assignment for row in absent}) > 1
+        for assignment in dict.fromkeys(row.assignment for row in absent):
+            missing = [row for row in absent if row.assignment == assignment]
             shown = ", ".join(row.student_id for row in missing[:10])
             more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
             score = "0" if missing[0].score is not None else "no score"
-            lines.append(f"{len(missing)} on the roster handed in nothing ({score}): "
-                         f"{shown}{more}")
+            lines.append(f"{len(missing)} on the roster handed in nothing"
+                         + f" for the {assignment} assignment" * several
+                         + f" ({score}): {shown}{more}")
         strangers = matched.unmatched
         if strangers:
             lines.append(f"{len(strangers)} submission{'s' * (len(strangers) != 1)} from "

@@ -1,8 +1,11 @@
-"""Finding a class's submissions, and whose each one is: the naming rules of the LMSes.
+"""Finding a class's submissions, whose each one is (the naming rules of the LMSes) and
+which assignment each is for (the functions its file defines: ``grader.classroom.meant``).
 
 A folder or an unpacked zip holds one entry per student: ``alice.py``, a folder, or the
 names Moodle, Canvas and Gradescope give their downloads (``HELP_EPILOG`` in
-``grader.classroom.command`` says which); a Gradescope export's ``submission_metadata.yml``
+``grader.classroom.command`` says which); among one student's files, the one graded is
+the one that defines an assignment's functions (one per assignment; the others are its
+helpers); a Gradescope export's ``submission_metadata.yml``
 says whose each of its folders is (``grader.classroom.people``). Nothing here grades or
 writes outside the scratch folder a zip is unpacked into.
 
@@ -20,6 +23,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
+from grader.assignments.registry import DEFAULT as DEFAULT_ASSIGNMENT
+from grader.classroom.meant import (DEF_LINES, FUNCTIONS, Recognised, decide, in_order,
+                                    plain_name, recognise_file, template_names)
 from grader.classroom.people import (METADATA_FILE, MetadataError, Person,
                                      read_gradescope_metadata, time_text)
 from grader.classroom.unpack import SubmissionsError, extract_zip
@@ -27,12 +33,10 @@ from grader.classroom.unpack import SubmissionsError, extract_zip
 MAX_SOURCE_BYTES = 5 * 1024 * 1024        # a .py file larger than this is not graded
 IGNORED_NAMES = {"__MACOSX", "__pycache__", "submission_metadata.yml", "Thumbs.db",
                  "desktop.ini"}
-SUBMISSION_FILE = "mm_player.py"
 
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<id>\d+)_assignsubmission_[A-Za-z]+(?:_(?P<rest>.*))?$")
 _CANVAS = re.compile(r"^(?P<name>[^_]+?)(?P<late>_LATE)?_(?P<id>\d+)_(?P<att>\d+)_(?P<rest>.+)$")
 _GRADESCOPE = re.compile(r"^submission_(?P<id>\d+)$")
-_CANVAS_COPY = re.compile(r"-\d+(?=\.py$)")   # Canvas renames a resubmitted mm_player.py
 _UNSAFE_ID_CHARS = re.compile(r"[^A-Za-z0-9._@+-]+")
 
 
@@ -54,6 +58,13 @@ class Submission:
     people: tuple[Person, ...] = ()   # whose it is, as far as the export and roster tell
     submitted_at: str = ""        # when it was handed in (ISO 8601), when the export tells
     roster: str = ""              # with a roster: whether it matched (grader.classroom.records)
+    assignment: str = ""          # the assignment it is graded as ("": not told yet, or none)
+    told: bool = False            # `grade` is told it (--assignment): its functions do not say
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """What the batch keeps it by: a student has one submission per assignment."""
+        return self.assignment or DEFAULT_ASSIGNMENT, self.student_id
 
 
 @dataclass(frozen=True)
@@ -109,10 +120,14 @@ def _ignored(path: Path) -> bool:
     return path.name.startswith(".") or path.name in IGNORED_NAMES
 
 
-def find_submissions(source: Path, work: Path) -> tuple[list[Submission], list[str]]:
-    """Every submission in ``source`` (a folder, or a zip unpacked into ``work``), by id.
+def find_submissions(source: Path, work: Path, assignment: str | None = None
+                     ) -> tuple[list[Submission], list[str]]:
+    """Every submission in ``source`` (a folder, or a zip unpacked into ``work``), by id,
+    each with the assignment it is graded as (``assignment``: the instructor's
+    ``--assignment``; else each file's own, see :func:`assign`).
 
-    Returns the submissions sorted by student id, and warnings about the zip
+    Returns the submissions sorted by student id (a student whose files are for two
+    assignments has one submission for each), and warnings about the zip
     (entries skipped as unsafe) and about a Gradescope export's metadata (unreadable: the
     rows keep Gradescope's submission ids). Problems of single submissions (an empty
     folder, two submissions with one id, a binary file, ...) are not errors:
@@ -123,8 +138,8 @@ def find_submissions(source: Path, work: Path) -> tuple[list[Submission], list[s
     >>> _ = (folder / "alice.py").write_text("def mm_move(board, player): pass\\n")
     >>> (folder / "bob").mkdir()
     >>> found, warnings = find_submissions(folder, folder / ".work")
-    >>> [(s.student_id, s.problem) for s in found]
-    [('alice', None), ('bob', 'empty folder')]
+    >>> [(s.student_id, s.assignment, s.problem) for s in found]
+    [('alice', 'minimax', None), ('bob', 'minimax', 'empty folder')]
     """
     source = Path(source)
     warnings: list[str] = []
@@ -138,11 +153,11 @@ def find_submissions(source: Path, work: Path) -> tuple[list[Submission], list[s
         root = _unwrap(root)
     else:
         raise SubmissionsError(f"{source}: neither a folder nor a .zip file")
-    submissions = _collect(root)
+    submissions = _collect(root, assignment)
     if (root / METADATA_FILE).is_file():
         submissions, more = _with_metadata(submissions, root / METADATA_FILE)
         warnings += more
-    return submissions, warnings
+    return assign(submissions, assignment), warnings
 
 
 def _with_metadata(submissions: list[Submission],
@@ -186,7 +201,7 @@ def _unwrap(root: Path) -> Path:
         root = entries[0]
 
 
-def _collect(root: Path) -> list[Submission]:
+def _collect(root: Path, given: str | None) -> list[Submission]:
     groups: dict[str, list[tuple[Path, _Identity]]] = {}
     for entry in sorted(root.iterdir()):
         if _ignored(entry):
@@ -196,11 +211,13 @@ def _collect(root: Path) -> list[Submission]:
             digest = hashlib.sha1(entry.name.encode("utf-8", "surrogateescape")).hexdigest()
             identity = replace(identity, student_id=f"unnamed-{digest[:8]}")
         groups.setdefault(identity.student_id.casefold(), []).append((entry, identity))
-    submissions = [_submission(root, entries) for entries in groups.values()]
+    submissions = [found for entries in groups.values()
+                   for found in _submissions(root, entries, given)]
     return sorted(submissions, key=lambda submission: submission.student_id)
 
 
-def _submission(root: Path, entries: list[tuple[Path, _Identity]]) -> Submission:
+def _submissions(root: Path, entries: list[tuple[Path, _Identity]],
+                 given: str | None) -> list[Submission]:
     identity = entries[0][1]
     people = ((Person(identity.name, canvas_id=identity.student_id),) if identity.lms == "canvas"
               else (Person(identity.name),) if identity.lms == "moodle" else ())
@@ -209,41 +226,53 @@ def _submission(root: Path, entries: list[tuple[Path, _Identity]]) -> Submission
                                 lms=identity.lms, people=people)
     sources = ", ".join(_relative(entry, root) for entry, _ in entries)
     if len(entries) > 1 and not all(other.grouped for _, other in entries):
-        return Submission(**base, path=None, source=sources,
-                          problem=f"duplicate student id: {sources} "
-                                  "(rename all but one and run again)")
+        return [Submission(**base, path=None, source=sources,
+                           problem=f"duplicate student id: {sources} "
+                                   "(rename all but one and run again)")]
     if entries[0][0].is_dir():
-        return _from_folder(root, entries[0][0], base)
+        return _from_folder(root, entries[0][0], base, given)
     candidates = [(entry, other.file_name or entry.name) for entry, other in entries
                   if entry.name.endswith(".py")]
     if not candidates:
-        return Submission(**base, path=None, source=sources,
-                          problem=f"not a .py file: {sources}")
-    return _choose(root, candidates, base, sources)
+        return [Submission(**base, path=None, source=sources,
+                           problem=f"not a .py file: {sources}")]
+    return _choose(root, candidates, base, sources, given)
 
 
-def submission_in_folder(folder: Path, student_id: str) -> Submission:
-    """The submission in one student's folder: its only .py file, else its mm_player.py.
+def submission_in_folder(folder: Path, student_id: str,
+                         assignment: str | None = None) -> Submission:
+    """The submission in one student's folder: the file that defines the assignment's
+    functions (``assignment``'s, else any assignment's), or the only .py file; among
+    several, the one named as the assignment's template (``mm_player.py``). Files for two
+    assignments, without ``assignment`` to choose: a problem.
 
     >>> import tempfile
     >>> folder = Path(tempfile.mkdtemp())
     >>> submission_in_folder(folder, "alice").problem
     'empty folder'
     """
-    return _from_folder(Path(folder).parent, Path(folder), dict(student_id=student_id))
+    found = _from_folder(Path(folder).parent, Path(folder), dict(student_id=student_id),
+                         assignment)
+    if len(found) == 1:
+        return found[0]
+    files = ", ".join(f"{submission.source} ({submission.assignment})" for submission in found)
+    return Submission(student_id, None, source=Path(folder).name,
+                      problem=f"files for several assignments: {files}; hand in one "
+                              "assignment's file")
 
 
-def _from_folder(root: Path, folder: Path, base: dict[str, Any]) -> Submission:
+def _from_folder(root: Path, folder: Path, base: dict[str, Any],
+                 given: str | None) -> list[Submission]:
     relative = _relative(folder, root)
     files = list(_files_in(folder))
     if not files:
-        return Submission(**base, path=None, source=relative, problem="empty folder")
+        return [Submission(**base, path=None, source=relative, problem="empty folder")]
     candidates = [(path, path.name) for path in files if path.name.endswith(".py")]
     if not candidates:
         found = ", ".join(sorted(path.name for path in files)[:5])
-        return Submission(**base, path=None, source=relative,
-                          problem=f"no .py file in the folder (found: {found})")
-    return _choose(root, candidates, base, relative)
+        return [Submission(**base, path=None, source=relative,
+                           problem=f"no .py file in the folder (found: {found})")]
+    return _choose(root, candidates, base, relative, given)
 
 
 def _files_in(folder: Path) -> Iterator[Path]:
@@ -255,20 +284,82 @@ def _files_in(folder: Path) -> Iterator[Path]:
                 yield Path(top) / name
 
 
+_File = tuple[Path, str, Recognised]     # a candidate: its path, its own name, its assignment
+
+
 def _choose(root: Path, candidates: list[tuple[Path, str]], base: dict[str, Any],
-            sources: str) -> Submission:
-    if len(candidates) > 1:
-        named = [path for path, name in candidates
-                 if _CANVAS_COPY.sub("", name) == SUBMISSION_FILE]
+            sources: str, given: str | None) -> list[Submission]:
+    """The file of each assignment among one student's ``candidates`` (the other files are
+    their helpers): ``given``'s (else a file of another assignment's, which is refused,
+    else one that defines no assignment's functions); without ``given``, one per
+    assignment whose functions a file defines, else the one file that defines none."""
+    found = [(path, name, recognise_file(path, name)) for path, name in candidates]
+    groups: dict[str, list[_File]] = {}
+    for file in found:
+        groups.setdefault(file[2].assignment, []).append(file)
+    named = in_order(list(groups))
+    if given:
+        order = [given] + [name for name in named if name != given] + [""]
+        first = next(name for name in order if name in groups)
+        return [_pick(root, groups[first], base, sources, first)]
+    if not named:
+        return [_pick(root, groups[""], base, sources, "")]
+    return [_pick(root, groups[name], base, sources, name) for name in named]
+
+
+def _pick(root: Path, files: list[_File], base: dict[str, Any], sources: str,
+          assignment: str) -> Submission:
+    """The one file of ``files`` (all for ``assignment``; "": for none): the only one, else
+    the one named as the assignment's template (as any assignment's, for none)."""
+    if len(files) > 1:
+        templates = [name for name, owner in template_names().items()
+                     if owner == assignment or not assignment]
+        named = [file for file in files if plain_name(file[1]) in templates]
         if len(named) != 1:
-            names = ", ".join(_relative(path, root) for path, _ in candidates[:5])
-            return Submission(**base, path=None, source=sources,
-                              problem=f"several .py files and not exactly one "
-                                      f"named {SUBMISSION_FILE}: {names}")
-        candidates = [(named[0], SUBMISSION_FILE)]
-    path = candidates[0][0]
+            names = ", ".join(_relative(path, root) for path, _, _ in files[:5])
+            which = (f"define the {assignment} assignment's functions" if assignment
+                     else "and none defines an assignment's functions")
+            return Submission(**base, path=None, source=sources, assignment=assignment,
+                              problem=f"several .py files {which} and not exactly one "
+                                      f"named {' or '.join(templates)}: {names}")
+        files = named
+    path, _, seen = files[0]
     return Submission(**base, path=path, source=_relative(path, root),
-                      problem=_unreadable(path))
+                      problem=_unreadable(path), assignment=seen.assignment, told=seen.told)
+
+
+def assign(submissions: list[Submission], given: str | None = None) -> list[Submission]:
+    """Each submission with the assignment it is graded as (``given``: ``--assignment``),
+    by the rules of ``grader.classroom.meant.decide``: a file the class cannot tell the
+    assignment of, or whose student meant another one than ``given``, is not graded (its
+    ``problem`` says why). A submission that was assigned already stays as it is.
+
+    >>> assign([Submission("ann", None, problem="empty folder", assignment="montecarlo"),
+    ...         Submission("bob", None, problem="empty folder")])[1].assignment
+    'montecarlo'
+    """
+    seen = [_recognised(submission) for submission in submissions]
+    in_class = in_order([found.assignment for found in seen])
+    assigned = []
+    for submission, found in zip(submissions, seen):
+        if submission.problem is not None:
+            only = in_class[0] if len(in_class) == 1 else ""
+            assigned.append(replace(submission,
+                                    assignment=given or submission.assignment or only))
+            continue
+        decision = decide(found, given, in_class)
+        assigned.append(replace(submission, assignment=decision.assignment,
+                                told=decision.told, problem=decision.problem))
+    return assigned
+
+
+def _recognised(submission: Submission) -> Recognised:
+    """The assignment a submission's file is for, as discovered or read now."""
+    if submission.assignment:
+        return Recognised(submission.assignment, DEF_LINES if submission.told else FUNCTIONS)
+    if submission.problem is None and submission.path is not None:
+        return recognise_file(submission.path)
+    return Recognised()
 
 
 def _unreadable(path: Path) -> str | None:

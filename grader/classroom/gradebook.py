@@ -84,6 +84,7 @@ class Row:
     submitted_at: str = ""            # ISO 8601, when the export tells
     roster: str = ""                  # with a roster: whether its student is on it
     records: dict[str, Any] | None = None   # RECORD_COLUMNS' cells, on the page's gradebook
+    assignment: str = ""              # the assignment it is for ("": none could be told)
 
     @property
     def missing(self) -> bool:
@@ -100,7 +101,7 @@ class Row:
 
 def row_from_results(student_id: str, data: dict[str, Any], name: str = "",
                      late: bool = False, source: str = "", people: tuple[Person, ...] = (),
-                     submitted_at: str = "", roster: str = "") -> Row:
+                     submitted_at: str = "", roster: str = "", assignment: str = "") -> Row:
     """The row of a submission from its Gradescope results.json (``grade --json``).
 
     >>> data = {"score": 15.0, "tests": [{"name": "scores", "score": 15.0,
@@ -134,7 +135,7 @@ def row_from_results(student_id: str, data: dict[str, Any], name: str = "",
                wall if wall is not None else _number(data.get("execution_time")),
                name, late, source, str(fingerprint or UNRECORDED),
                describe(recorded if isinstance(recorded, dict) else None),
-               people, submitted_at, roster)
+               people, submitted_at, roster, assignment=assignment)
 
 
 
@@ -149,14 +150,14 @@ def _state(test: dict[str, Any]) -> str:
 
 def not_graded_row(student_id: str, reason: str, name: str = "", late: bool = False,
                    source: str = "", people: tuple[Person, ...] = (), submitted_at: str = "",
-                   roster: str = "") -> Row:
+                   roster: str = "", assignment: str = "") -> Row:
     """The row of a submission the batch could not grade, with the reason.
 
     >>> not_graded_row("carol", "duplicate student id").score is None
     True
     """
     return Row(student_id, f"{NOT_GRADED}: {reason}", name=name, late=late, source=source,
-               people=people, submitted_at=submitted_at, roster=roster)
+               people=people, submitted_at=submitted_at, roster=roster, assignment=assignment)
 
 
 
@@ -244,3 +245,39 @@ def cell(value: float | None) -> str:
 def write_gradebook(path: Path, rows: Sequence[Row]) -> None:
     """Write :func:`gradebook_csv` to ``path`` atomically (readers never see half of it)."""
     writers.write_text_atomic(path, gradebook_csv(rows))
+
+
+CLASS_COLUMNS = ["student_id", "name", "sid", "email", "roster"]
+ASSIGNMENT_WORDS = ["score", "max_score", "status"]   # each assignment's: "minimax score", ...
+NO_ASSIGNMENT_COLUMN = "not graded"    # what of a student's is for no assignment, and why
+
+
+def class_gradebook_csv(rows: Sequence[Row], assignments: Sequence[str]) -> str:
+    """A class of several assignments in one table: a line per student, and for each of
+    ``assignments`` its score, maximum and status, from that assignment's rows only (empty:
+    nothing of theirs for it); NO_ASSIGNMENT_COLUMN says what of theirs is for none of them.
+
+    >>> text = class_gradebook_csv([Row("ann", "graded", 80.0, 100.0, assignment="minimax"),
+    ...                             Row("ann", "graded", 90.0, 100.0, assignment="montecarlo")],
+    ...                            ["minimax", "montecarlo"])
+    >>> text.splitlines()[1]
+    'ann,,,,,80,100,graded,90,100,graded,'
+    """
+    lines: dict[str, dict[str, str]] = {}
+    for row in rows:
+        line = lines.setdefault(row.student_id, {"student_id": row.student_id})
+        people = {"name": row.name, "roster": row.roster,
+                  "sid": "; ".join(person.sid for person in row.people if person.sid),
+                  "email": "; ".join(person.email for person in row.people if person.email)}
+        for column, value in people.items():
+            line[column] = line.get(column) or value
+        if row.assignment in assignments:
+            line.update({f"{row.assignment} score": cell(row.score),
+                         f"{row.assignment} max_score": cell(row.max_score),
+                         f"{row.assignment} status": row.status})
+        else:
+            earlier = line.get(NO_ASSIGNMENT_COLUMN)
+            line[NO_ASSIGNMENT_COLUMN] = "; ".join(filter(None, [earlier, row.status]))
+    columns = CLASS_COLUMNS + [f"{name} {word}" for name in assignments
+                               for word in ASSIGNMENT_WORDS] + [NO_ASSIGNMENT_COLUMN]
+    return table.csv_text(columns, list(lines.values()))

@@ -10,11 +10,16 @@ never ``tests`` or results), the instructor's configuration
 as ``grader_config.cfg``, extra checks under ``extra_checks/``, and
 ``autograder.json``: the grading options chosen at build time.
 
-``run`` finds the student's file in ``ROOT/submission`` (``mm_player.py``, or
-the only ``.py`` file), grades it with ``python -m grader grade ... --json`` and
-writes ``ROOT/results/results.json``. When there is nothing to grade (no
-``.py`` file, several, a binary file) or the grader itself fails, it still
-writes a results.json: score 0 and a message that says why.
+``build`` checks every option (the assignment, the configuration, the checks, the
+timeout) before it writes anything, and writes the zip whole or not at all.
+
+``run`` finds the student's file in ``ROOT/submission``: the one that defines the
+assignment's functions (the zip's ``--assignment``, else any assignment's; its other
+files are its helpers), or the only ``.py`` file; among several, the one named as the
+assignment's template (``mm_player.py``, ``mc_player.py``). It grades it with ``python -m
+grader grade ... --json`` and writes ``ROOT/results/results.json``. When there is nothing
+to grade (no ``.py`` file, several that cannot be told apart, a binary file) or the grader
+itself fails, it still writes a results.json: score 0 and a message that says why.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from grader.suite import writers
 from grader.classroom.discover import submission_in_folder
+from grader.classroom.meant import template_names
 from grader.classroom.run import GRADER_HOME, GradingOptions, run_grade
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -131,7 +137,7 @@ def build_autograder(out: Path, options: GradingOptions = GradingOptions(),
     >>> names[:3]
     ['setup.sh', 'run_autograder', 'autograder.json']
     """
-    _check_config(options.config, options.checks)
+    check_options(options, timeout)
     entries: list[tuple[str, bytes, int]] = [
         ("setup.sh", (TEMPLATES / "gradescope_setup.sh").read_bytes(), _EXECUTABLE),
         ("run_autograder", (TEMPLATES / "gradescope_run_autograder").read_bytes(), _EXECUTABLE),
@@ -166,13 +172,33 @@ def build_autograder(out: Path, options: GradingOptions = GradingOptions(),
     return [name for name, _, _ in entries]
 
 
-def _check_config(config: Path | None, checks: tuple[Path, ...] = ()) -> tuple[str, ...]:
-    """Refuse a configuration the grader would refuse; return its warnings."""
+def check_options(options: GradingOptions, timeout: float = DEFAULT_TIMEOUT) -> tuple[str, ...]:
+    """Refuse what every run of the zip would fail on: an assignment there is not, a
+    configuration or check the grader would refuse, a timeout that is no time; return the
+    configuration's warnings. BuildError says which and what to do.
+
+    >>> check_options(GradingOptions(assignment="monte-carlo"))
+    Traceback (most recent call last):
+    ...
+    grader.classroom.gradescope.BuildError: --assignment monte-carlo: there is no assignment 'monte-carlo'; the assignments are: minimax, montecarlo
+    """
+    from grader.assignments import AssignmentError, get
     from grader.suite.config import Config, ConfigError
-    if config is not None and not Path(config).is_file():
-        raise BuildError(f"no configuration file {config}")
+    if options.assignment is not None:
+        try:
+            get(options.assignment)
+        except AssignmentError as problem:
+            raise BuildError(f"--assignment {options.assignment}: {problem}") from None
+    if not timeout > 0 or timeout == float("inf"):
+        raise BuildError(f"--timeout {timeout:g}: give the wall seconds a grading run may "
+                         f"take, more than 0 (default {DEFAULT_TIMEOUT:g})")
+    if options.config is not None and not Path(options.config).is_file():
+        raise BuildError(f"no configuration file {options.config}")
+    for check in options.checks:
+        if not Path(check).exists():
+            raise BuildError(f"no such check file or folder: {check}")
     try:
-        return Config.load(config, checks).warnings
+        return Config.load(options.config, options.checks, options.assignment_name).warnings
     except ConfigError as problem:
         raise BuildError(str(problem)) from None
 
@@ -210,7 +236,7 @@ def build_warnings(options: GradingOptions, environ: Mapping[str, str] = os.envi
     >>> build_warnings(GradingOptions(), {"TTT_GRADER_SECRET": "s3cret"})[0][:45]
     'TTT_GRADER_SECRET is set but not carried: eve'
     """
-    warnings = list(_check_config(options.config, options.checks))
+    warnings = list(check_options(options))
     if environ.get("TTT_GRADER_SECRET"):
         warnings.append("TTT_GRADER_SECRET is set but not carried: every student is asked "
                         "the same positions, so the grader has no secret any more "
@@ -267,11 +293,15 @@ def run_autograder(root: Path = DEFAULT_ROOT, source: Path | None = None) -> dic
     results = root / "results" / "results.json"
     options, timeout = _baked_options(source)
     student_id = student_id_from_metadata(root)
-    submission = submission_in_folder(root / "submission", student_id)
+    submission = submission_in_folder(root / "submission", student_id, options.assignment)
+    if submission.told and options.assignment is None:   # its functions alone do not say
+        options = replace(options, assignment=submission.assignment)
+    rubric = options.assignment or submission.assignment or "minimax"   # of a 0's results
     data: dict[str, Any] | None
     if submission.problem is not None or submission.path is None:
-        data = failure_results(f"Nothing was graded: {_problem_text(submission.problem)}.",
-                               options.config)
+        data = failure_results("Nothing was graded: "
+                               f"{_problem_text(submission.problem, options.assignment)}.",
+                               options.config, assignment=rubric)
     else:
         with tempfile.TemporaryDirectory(prefix="ttt-gradescope-") as scratch:
             attempt = run_grade(submission.path, student_id, options, Path(scratch), timeout)
@@ -279,13 +309,13 @@ def run_autograder(root: Path = DEFAULT_ROOT, source: Path | None = None) -> dic
         if attempt.timed_out:
             data = failure_results(
                 f"Grading took longer than {timeout:g} seconds and was stopped. Look for an "
-                "endless loop, or a search that does much more work than minimax needs.",
-                options.config)
+                "endless loop, or a search that does much more work than it needs.",
+                options.config, assignment=rubric)
         elif data is None or not attempt.complete:
             data = failure_results(
                 "The autograder itself failed on this submission; this is not your fault. "
                 "Please tell your instructor.", options.config,
-                f"exit status {attempt.returncode}; {attempt.errors[-2000:]}")
+                f"exit status {attempt.returncode}; {attempt.errors[-2000:]}", rubric)
         print(attempt.report)                 # Gradescope shows it to the instructor
         if attempt.errors:
             print(attempt.errors, file=sys.stderr)
@@ -345,21 +375,31 @@ def _add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--assignment")
 
 
-def _problem_text(problem: str | None) -> str:
+def _problem_text(problem: str | None, assignment: str | None = None) -> str:
+    """Why nothing was graded, in the student's words: which file to upload (the
+    assignment's template's name; any assignment's, for a zip built without one).
+
+    >>> _problem_text("empty folder", "montecarlo")
+    'the submission is empty: upload your mc_player.py'
+    """
+    names = template_names()
+    upload = " or ".join(name for name, owner in names.items()
+                         if owner == assignment or assignment is None) or "your .py file"
     texts = {
-        "empty folder": "the submission is empty: upload your mm_player.py",
+        "empty folder": f"the submission is empty: upload your {upload}",
         None: "no submission",
     }
     if problem in texts:
         return texts[problem]
     if problem and problem.startswith("no .py file"):
-        return f"there is no .py file in your submission ({problem}); upload mm_player.py"
+        return f"there is no .py file in your submission ({problem}); upload {upload}"
     return str(problem)
 
 
 def failure_results(message: str, config: Path | None = None,
-                    instructor_note: str = "") -> dict[str, Any]:
-    """A results.json worth 0 that tells the student why: one test per rubric item.
+                    instructor_note: str = "", assignment: str = "minimax") -> dict[str, Any]:
+    """A results.json worth 0 that tells the student why: one test per rubric item (of
+    ``assignment``'s rubric under ``config``).
 
     >>> data = failure_results("Nothing was graded: no .py file.")
     >>> data["score"], data["tests"][0]["status"], data["tests"][0]["output"][:18]
@@ -367,7 +407,7 @@ def failure_results(message: str, config: Path | None = None,
     """
     try:
         from grader.suite.config import Config
-        weights = Config.load(config).weights
+        weights = Config.load(config, assignment=assignment).weights
     except Exception:       # even a broken configuration must not stop this report
         weights = {"submission": 0.0}
     tests = [{"name": name, "score": 0.0, "max_score": float(points), "status": "failed",
@@ -452,10 +492,12 @@ def _add_subcommands(parser: argparse.ArgumentParser,
 
 
 def build_command(args: argparse.Namespace) -> int:
-    """``python -m grader gradescope build OUT.zip``."""
+    """``python -m grader gradescope build OUT.zip``: every option checked before anything
+    is written; the zip written whole or not at all."""
     options = GradingOptions.from_args(args)
     try:
         warnings = build_warnings(options)
+        total = rubric_total(options)
         names = build_autograder(args.out, options, timeout=args.timeout)
     except (BuildError, OSError) as problem:
         print(f"python -m grader gradescope build: error: {problem}", file=sys.stderr)
@@ -465,7 +507,7 @@ def build_command(args: argparse.Namespace) -> int:
     configured = " (with your configuration)" if CONFIG_NAME in names else ""
     print(f"wrote {args.out}: {len(names)} files{configured}; keep it private: it is the grader")
     print("upload it to Gradescope: Configure Autograder > Zip file upload")
-    for line in points_lines(rubric_total(options)):
+    for line in points_lines(total):
         print(line)
     return EXIT_OK
 

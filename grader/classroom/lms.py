@@ -127,6 +127,55 @@ def check_assignment(assignment: str) -> str:
     return name
 
 
+def default_column(assignment: str) -> str:
+    """An assignment's grade column when none is named: "Minimax" for the minimax (as it
+    always was), the title of any other.
+
+    >>> default_column("minimax"), default_column("montecarlo")
+    ('Minimax', 'Monte Carlo Tic-Tac-Toe')
+    """
+    if assignment == "minimax":
+        return DEFAULT_ASSIGNMENT
+    from grader.assignments import AssignmentError, get
+    try:
+        return get(assignment).title
+    except AssignmentError:
+        return assignment
+
+
+def grade_columns(values: Sequence[str], assignments: Sequence[str]) -> dict[str, str]:
+    """Each of ``assignments``' grade column, from ``--assignment-name`` values: ``NAME=COLUMN``
+    names assignment NAME's column, a bare ``COLUMN`` the class's only assignment's (an
+    assignment the class does not hold is left out); the others keep :func:`default_column`.
+    LmsFormatError when a class of several is given a bare name, or two columns are one.
+
+    >>> grade_columns(["montecarlo=Monte Carlo (77)"], ["minimax", "montecarlo"])
+    {'minimax': 'Minimax', 'montecarlo': 'Monte Carlo (77)'}
+    >>> grade_columns(["Minimax (12345)"], ["minimax"])
+    {'minimax': 'Minimax (12345)'}
+    """
+    from grader.assignments import available
+    known = {assignment.name for assignment in available()}
+    columns = {name: default_column(name) for name in assignments}
+    for value in values:
+        name, equals, column = value.partition("=")
+        if equals and name.strip() in known:
+            if name.strip() in columns:
+                columns[name.strip()] = check_assignment(column)
+            continue
+        if len(assignments) > 1:
+            raise LmsFormatError(
+                f"this class holds {len(assignments)} assignments ({', '.join(assignments)}): "
+                f"name each one's grade column, e.g. --assignment-name "
+                f"'{assignments[0]}={check_assignment(value)}'")
+        for only in assignments:
+            columns[only] = check_assignment(value)
+    if len(set(columns.values())) < len(columns):
+        raise LmsFormatError("two assignments cannot have one grade column: "
+                             + ", ".join(f"{name}={column}" for name, column in columns.items()))
+    return columns
+
+
 def lms_gradebook(format: LmsFormat, rows: Sequence[Row], assignment: str = DEFAULT_ASSIGNMENT,
                   choice: str = "latest") -> LmsGradebook:
     """The gradebook ``format``'s importer reads, from the batch's ``rows``."""

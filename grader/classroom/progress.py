@@ -17,16 +17,20 @@ class ConsoleProgress:
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self.bar: Any = None
+        self.several = False      # a class of several assignments: each line names its own
 
     def started(self, plan: Plan) -> None:
+        everyone = plan.to_grade + plan.done + plan.not_graded
+        self.several = len({submission.assignment for submission in everyone
+                            if submission.assignment}) > 1
         if self.quiet:
             return
         reasons = f", {len(plan.not_graded)} not graded" if plan.not_graded else ""
         print(f"{len(plan.to_grade)} to grade, {len(plan.done)} already done{reasons}",
               file=self.stream, flush=True)
         for submission in plan.not_graded:
-            print(f"  not graded: {submission.student_id}: {submission.problem}",
-                  file=self.stream, flush=True)
+            print(f"  not graded: {self._name(submission.student_id, submission.assignment)}: "
+                  f"{submission.problem}", file=self.stream, flush=True)
         if plan.to_grade and _isatty(self.stream):
             from tqdm import tqdm
             self.bar = tqdm(total=len(plan.to_grade), file=self.stream, unit="submission",
@@ -37,15 +41,19 @@ class ConsoleProgress:
             return
         row = event.row
         score = f"{row.score:g} / {row.max_score:g}" if row.score is not None else row.status
-        line = (f"[{event.done}/{event.total}] {row.student_id}: {score} "
-                f"({event.attempt.seconds:.1f} s)")
+        name = self._name(row.student_id, row.assignment)
+        line = f"[{event.done}/{event.total}] {name}: {score} ({event.attempt.seconds:.1f} s)"
         if self.bar is not None:
             self.bar.update(1)
-            self.bar.set_postfix_str(f"last: {row.student_id} {score}", refresh=True)
+            self.bar.set_postfix_str(f"last: {name} {score}", refresh=True)
             if row.score is None:
                 self.bar.write(line, file=self.stream)
         else:
             print(line, file=self.stream, flush=True)
+
+    def _name(self, student_id: str, assignment: str) -> str:
+        """A submission in a line: its student, and its assignment in a class of several."""
+        return f"{student_id} ({assignment})" if self.several and assignment else student_id
 
     def stopping(self) -> None:
         message = "stopping: waiting for the running grading runs to end..."

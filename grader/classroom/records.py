@@ -38,12 +38,14 @@ _WORD = re.compile(r"[^\W_]+")
 
 @dataclass(frozen=True)
 class Matched:
-    """The submissions with what the roster says of them, and who handed in nothing."""
+    """The submissions with what the roster says of them, and who handed in nothing: for
+    each assignment of the class, ``missing_from``; ``missing`` is everyone in it."""
 
     submissions: tuple[Submission, ...]
     missing: tuple[RosterEntry, ...] = ()
     canvas: bool = False                  # the roster's ids are Canvas user ids
     warnings: tuple[str, ...] = ()        # a student in several submissions, ...
+    missing_from: tuple[tuple[str, tuple[RosterEntry, ...]], ...] = ()
 
     @property
     def unmatched(self) -> tuple[Submission, ...]:
@@ -53,10 +55,13 @@ class Matched:
 
 
 def match_roster(submissions: Sequence[Submission], roster: Roster) -> Matched:
-    """Each submission with its roster line(s), and the roster's students with none."""
+    """Each submission with its roster line(s), and, for each assignment of the class, the
+    roster's students with none for it (a student whose hand-in is for no assignment that
+    could be told is missing from none: they handed something in)."""
     by_key = _index(roster.entries, _keys)
     by_name = _index(roster.entries, lambda entry: _name_keys(entry.name))
-    taken: dict[str, list[str]] = {}       # roster id -> the submissions it matched
+    # assignment -> roster id -> the submissions it matched
+    taken: dict[str, dict[str, list[str]]] = {}
     result = []
     for submission in submissions:
         people = submission.people or (Person(),)
@@ -67,17 +72,24 @@ def match_roster(submissions: Sequence[Submission], roster: Roster) -> Matched:
             if named:
                 entry = _first(by_name, _name_keys(person.name))
             found.append((person, entry, named and entry is not None))
+        mine = taken.setdefault(submission.assignment, {})
         for _, entry, _ in found:
             if entry is not None:
-                taken.setdefault(entry.student_id, []).append(submission.student_id)
+                mine.setdefault(entry.student_id, []).append(submission.student_id)
         result.append(_matched(submission, found, roster.canvas))
     warnings = [f"{student} is in {len(ids)} submissions ({', '.join(ids)}): the LMS "
                 "gradebooks take one of them (--gradebook-choice)"
-                for student, ids in taken.items() if len(ids) > 1]
+                for mine in taken.values() for student, ids in mine.items() if len(ids) > 1]
+    unassigned = taken.pop("", {}) if len(taken) > 1 else {}
     # Canvas's Test Student is on every Canvas roster and hands in nothing on purpose.
-    missing = tuple(entry for entry in roster.entries if entry.student_id not in taken
-                    and not is_test_student(entry.name, entry.sis_id))
-    return Matched(tuple(result), missing, roster.canvas, tuple(warnings))
+    missing_from = tuple(
+        (assignment, tuple(entry for entry in roster.entries
+                           if entry.student_id not in mine and entry.student_id not in unassigned
+                           and not is_test_student(entry.name, entry.sis_id)))
+        for assignment, mine in (taken.items() or [("", {})]))
+    missing = tuple(entry for entry in roster.entries
+                    if any(entry in entries for _, entries in missing_from))
+    return Matched(tuple(result), missing, roster.canvas, tuple(warnings), missing_from)
 
 
 def _matched(submission: Submission, found: list[tuple[Person, RosterEntry | None, bool]],
@@ -158,7 +170,7 @@ def _first(index: dict[str, RosterEntry | None], keys: Iterable[str]) -> RosterE
 
 
 def missing_row(entry: RosterEntry, canvas: bool = False, zero: bool = False,
-                max_score: float | None = None) -> gradebook.Row:
+                max_score: float | None = None, assignment: str = "") -> gradebook.Row:
     """The gradebook row of a student on the roster who handed in nothing: no score, or 0
     when the instructor asks for it (``zero``).
 
@@ -167,5 +179,6 @@ def missing_row(entry: RosterEntry, canvas: bool = False, zero: bool = False,
     ('not graded: no submission', 0.0, True)
     """
     row = gradebook.not_graded_row(entry.student_id, NO_SUBMISSION, name=entry.name,
-                                   people=(person_of(entry, canvas),), roster=ON_ROSTER)
+                                   people=(person_of(entry, canvas),), roster=ON_ROSTER,
+                                   assignment=assignment)
     return replace(row, score=0.0, max_score=max_score) if zero else row

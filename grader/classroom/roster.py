@@ -13,9 +13,12 @@ mark, or else Windows-1252 (with a note); commas, semicolons or tabs between cel
 
 A line with an email and no id gets an id made from the email (:func:`id_from_email`: its
 local part, or the whole email where two students would share one), and keeps the id the
-course already gave that email. A line that cannot be used (no id and no email, an id with
-a space) is left out with a note naming its line; the others are read. A file that is no
-roster (no id column, an id on two lines, no usable line) is refused whole.
+course already gave that email. A line that is read right but gives no usable student (no
+id and no email, an id with a space) is left out with a note naming its line; the others
+are read. A file that is no roster (no id column, an id on two lines, no usable line) or
+that has a malformed line (a quote left open, a cell running over lines, another number of
+cells than the first line names: :mod:`grader.classroom.csv_lines`) is refused whole,
+naming the lines.
 
 >>> roster = parse_roster("id,name,email\\nalice,Alice A,alice@example.org\\n".encode())
 >>> roster.entries[0].name, roster.entries[0].email
@@ -25,13 +28,13 @@ roster (no id column, an id on two lines, no usable line) is refused whole.
 from __future__ import annotations
 
 import codecs
-import csv
-import io
 import re
 import unicodedata
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Collection, Mapping
+
+from grader.classroom.csv_lines import MalformedLines, problems_message, read_lines
 
 # The id the instructor's own sign-in link has in the links CSV.
 INSTRUCTOR_ID = "instructor"
@@ -196,20 +199,13 @@ def parse_roster(data: bytes, source: str = "the roster",
 remove or correct the extra lines): 'a' on lines 2 and 4
     """
     text, notes = _decode(data, source)
-    lines = [line for line in text.splitlines() if line.strip(" \t,;")]
-    if not lines:
+    if not any(line.strip(" \t,;") for line in text.splitlines()):
         raise RosterError(f"{source} is empty: it needs a first line naming the columns "
                           "(id,name,email), then one line per student")
-    delimiter = max((",", ";", "\t"), key=lines[0].count)
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    numbered: list[tuple[int, list[str]]] = []
     try:
-        for row in reader:
-            if any(cell.strip() for cell in row):
-                numbered.append((reader.line_num, row))
-    except csv.Error as problem:
-        raise RosterError(f"{source} is not a CSV file (line {reader.line_num}: "
-                          f"{problem})") from None
+        numbered = [(line.number, line.cells) for line in read_lines(text)]
+    except MalformedLines as problem:
+        raise RosterError(problems_message(source, problem.problems)) from None
     header_line, header = numbered[0]
     columns = _columns(header, source)
     if columns.email is None:

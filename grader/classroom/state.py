@@ -1,7 +1,11 @@
 """The batch's output folder: where each result goes, what is done, and the lock that
-keeps two batches out of one folder. A submission is done when ``DIR/results/ID.json``
-exists, parses, and was graded under this batch's configuration and grader version
-(see ``grader.suite.config.GradedUnder``); nothing else is ever written there.
+keeps two batches out of one folder. A submission is kept by its student and assignment
+(a student may hand in several assignments): it is done when
+``DIR/results/ASSIGNMENT/ID.json`` exists, parses, and was graded under this batch's
+configuration of that assignment and grader version (see
+``grader.suite.config.GradedUnder``); nothing else is ever written there. A folder of an
+earlier batch (``DIR/results/ID.json``, one assignment for all) is moved to this layout
+when a batch opens it, each result by the assignment it records.
 
 >>> load_results(Path("/no/such/file.json")) is None
 True
@@ -11,12 +15,15 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import shutil
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
+from grader.assignments.assignment import NAME
+from grader.assignments.registry import DEFAULT as DEFAULT_ASSIGNMENT
 from grader.classroom import gradebook
 from grader.classroom.discover import Submission
 from grader.classroom.run import GradingOptions
@@ -37,8 +44,8 @@ class OutputFolder:
 
     >>> import tempfile
     >>> folder = OutputFolder(Path(tempfile.mkdtemp()))
-    >>> folder.result("alice").name
-    'alice.json'
+    >>> folder.result("alice", "montecarlo").relative_to(folder.root).as_posix()
+    'results/montecarlo/alice.json'
     """
 
     def __init__(self, root: Path) -> None:
@@ -51,18 +58,54 @@ class OutputFolder:
         self.gradebook = self.root / "gradebook.csv"
         self.summary = self.root / "summary.html"
 
-    def result(self, student_id: str) -> Path:
-        return self.results / f"{student_id}.json"
+    def result(self, student_id: str, assignment: str = DEFAULT_ASSIGNMENT) -> Path:
+        """Where the result of ``student_id``'s ``assignment`` is (the truth)."""
+        return self.results / assignment / f"{student_id}.json"
 
-    def prepare(self) -> None:
-        """Create the folders; remove what an interrupted batch left half-done."""
+    def report(self, student_id: str, assignment: str = DEFAULT_ASSIGNMENT) -> Path:
+        """Where its text report is (for the student)."""
+        return self.reports / assignment / f"{student_id}.txt"
+
+    def log(self, student_id: str, assignment: str = DEFAULT_ASSIGNMENT) -> Path:
+        """Where what the grader said is, when it could not grade it."""
+        return self.logs / assignment / f"{student_id}.log"
+
+    def prepare(self) -> int:
+        """Create the folders; remove what an interrupted batch left half-done; move an
+        earlier batch's results to this layout (how many were moved)."""
         for folder in (self.results, self.reports, self.logs, self.work):
             folder.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.pending, ignore_errors=True)
         self.pending.mkdir(parents=True, exist_ok=True)
-        for folder in (self.results, self.reports, self.root):
-            for leftover in folder.glob(".*.tmp"):      # write_text_atomic's temporary files
-                leftover.unlink(missing_ok=True)
+        for pattern in (".*.tmp", "*/.*.tmp"):      # write_text_atomic's temporary files
+            for folder in (self.results, self.reports, self.root):
+                for leftover in folder.glob(pattern):
+                    leftover.unlink(missing_ok=True)
+        return self._move_earlier_layout()
+
+    def _move_earlier_layout(self) -> int:
+        """Move each ``results/ID.json`` of an earlier batch (and its ``reports/ID.txt``)
+        into its assignment's folder: the one it records (the minimax for a grader that
+        recorded none). Its report first, so that a move cut short is finished next time;
+        a result already in the new place is never replaced. How many results were moved."""
+        moved = 0
+        for path in sorted(self.results.glob("*.json")):
+            data = load_results(path)
+            if data is None:            # not a result: never taken for one, left as it is
+                continue
+            student_id = path.stem
+            assignment = recorded_assignment(data)
+            target = self.result(student_id, assignment)
+            if target.exists():
+                continue
+            report = self.reports / f"{student_id}.txt"
+            if report.exists() and not self.report(student_id, assignment).exists():
+                self.report(student_id, assignment).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(report, self.report(student_id, assignment))
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(path, target)
+            moved += 1
+        return moved
 
     @contextlib.contextmanager
     def locked(self) -> Iterator[None]:
@@ -81,9 +124,11 @@ class OutputFolder:
                                        "wait for it or stop it first") from None
             yield
 
-    def load_result(self, student_id: str) -> dict[str, Any] | None:
-        """The results.json of ``student_id`` when it exists and parses, else None."""
-        return load_results(self.result(student_id))
+    def load_result(self, student_id: str,
+                    assignment: str = DEFAULT_ASSIGNMENT) -> dict[str, Any] | None:
+        """The results.json of ``student_id``'s ``assignment`` when it exists and parses,
+        else None."""
+        return load_results(self.result(student_id, assignment))
 
 
 def load_results(path: Path) -> dict[str, Any] | None:
@@ -114,6 +159,20 @@ class Plan:
     changed: tuple[Submission, ...] = ()
 
 
+def recorded_assignment(data: dict[str, Any]) -> str:
+    """The assignment a result says it was graded as (the minimax for a grader that did not
+    say: the only one there was).
+
+    >>> recorded_assignment({"extra_data": {"assignment": "montecarlo"}})
+    'montecarlo'
+    >>> recorded_assignment({"extra_data": {}})
+    'minimax'
+    """
+    extra = data.get("extra_data")
+    name = extra.get("assignment") if isinstance(extra, dict) else None
+    return name if isinstance(name, str) and NAME.match(name) else DEFAULT_ASSIGNMENT
+
+
 def graded_under(options: GradingOptions) -> GradedUnder:
     """What each grading run of a batch with ``options`` grades under (it must match what
     ``python -m grader grade`` records with the same options).
@@ -127,6 +186,17 @@ def graded_under(options: GradingOptions) -> GradedUnder:
                           leaderboard=options.leaderboard, checks=options.checks)
 
 
+def graded_under_each(options: GradingOptions,
+                      submissions: Iterable[Submission]) -> dict[str, GradedUnder]:
+    """What a batch with ``options`` grades each of its submissions' assignments under.
+
+    >>> list(graded_under_each(GradingOptions(), [Submission("a", None, assignment="montecarlo")]))
+    ['montecarlo']
+    """
+    names = dict.fromkeys(submission.key[0] for submission in submissions)
+    return {name: graded_under(replace(options, assignment=name)) for name in names}
+
+
 def recorded_configuration(data: dict[str, Any]) -> dict[str, Any] | None:
     """What a result says it was graded under (None: an earlier grader did not say)."""
     extra = data.get("extra_data")
@@ -135,18 +205,21 @@ def recorded_configuration(data: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def plan_batch(submissions: list[Submission], folder: OutputFolder, regrade: bool,
-               expected: GradedUnder | None = None, regrade_changed: bool = False) -> Plan:
+               expected: Mapping[str, GradedUnder] | None = None,
+               regrade_changed: bool = False) -> Plan:
     """Sort the submissions into to grade, already done (a result parses, graded under
-    ``expected`` when given), changed (graded under something else: to grade again only
-    with ``regrade_changed``) and not graded."""
+    its assignment's ``expected`` when given), changed (graded under something else: to
+    grade again only with ``regrade_changed``) and not graded."""
     to_grade, done, not_graded, changed = [], [], [], []
     for submission in submissions:
-        data = None if regrade else folder.load_result(submission.student_id)
+        assignment, student_id = submission.key
+        data = None if regrade else folder.load_result(student_id, assignment)
+        wanted = None if expected is None else expected.get(assignment)
         if submission.problem is not None:
             not_graded.append(submission)
         elif data is None:
             to_grade.append(submission)
-        elif expected is not None and _fingerprint(data) != expected.fingerprint:
+        elif wanted is not None and _fingerprint(data) != wanted.fingerprint:
             changed.append(submission)
             if regrade_changed:
                 to_grade.append(submission)
@@ -160,24 +233,30 @@ def _fingerprint(data: dict[str, Any]) -> str | None:
     return None if recorded is None else recorded.get("fingerprint")
 
 
-def changed_message(plan: Plan, folder: OutputFolder, expected: GradedUnder) -> str:
+def changed_message(plan: Plan, folder: OutputFolder,
+                    expected: Mapping[str, GradedUnder]) -> str:
     """Why a batch will not grade into ``folder``: how many results were graded under what,
     what differs from this run, and the options that settle it."""
     under: Counter[str] = Counter()
     described: dict[str, str] = {}
     differences: list[str] = []
+    this_run: dict[str, GradedUnder] = {}
     for submission in plan.changed:
-        data = folder.load_result(submission.student_id) or {}
+        assignment, student_id = submission.key
+        data = folder.load_result(student_id, assignment) or {}
         recorded = recorded_configuration(data)
         key = _fingerprint(data) or "unrecorded"
         under[key] += 1
         described[key] = describe(recorded)
-        differences += [d for d in expected.differences(recorded) if d not in differences]
+        this_run[assignment] = expected[assignment]
+        differences += [d for d in expected[assignment].differences(recorded)
+                        if d not in differences]
     count = len(plan.changed)
     lines = [f"{folder.root} holds {count} result{'s' * (count != 1)} graded under another "
              "configuration or grader version than this run's:"]
     lines += [f"  {number} under {key}: {described[key]}" for key, number in under.most_common()]
-    lines.append(f"  this run: {expected.fingerprint}: {expected.describe()}")
+    lines += [f"  this run{f' ({name})' * (len(this_run) > 1)}: {wanted.fingerprint}: "
+              f"{wanted.describe()}" for name, wanted in this_run.items()]
     lines.append("  what differs: " + "; ".join(differences[:6])
                  + (f"; and {len(differences) - 6} more" if len(differences) > 6 else ""))
     those = "it" if count == 1 else f"those {count}"
@@ -202,10 +281,11 @@ def row_for(submission: Submission, folder: OutputFolder,
     extra: dict[str, Any] = dict(name=submission.name, late=submission.late,
                                  source=submission.source, people=submission.people,
                                  submitted_at=submission.submitted_at,
-                                 roster=submission.roster)
+                                 roster=submission.roster, assignment=submission.assignment)
     if submission.problem is not None:
         return gradebook.not_graded_row(submission.student_id, submission.problem, **extra)
-    data = folder.load_result(submission.student_id)
+    assignment, student_id = submission.key
+    data = folder.load_result(student_id, assignment)
     if data is not None:
         return gradebook.row_from_results(submission.student_id, data, **extra)
     return gradebook.not_graded_row(submission.student_id, failure or pending, **extra)

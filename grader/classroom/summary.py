@@ -1,4 +1,5 @@
-"""The class summary page: one HTML file that works offline, its charts as inline SVG.
+"""The class summary page: one HTML file that works offline, its charts as inline SVG
+(``grader.classroom.charts``).
 
 What happened, in sentences an instructor reads at a glance (how many of the submissions
 were graded, how many of those could not be run, how many are not graded and what to do,
@@ -24,7 +25,9 @@ from pathlib import Path
 from typing import Sequence
 
 from grader.classroom import similarity as similar
+from grader.classroom.charts import failure_rate_svg, histogram_svg
 from grader.classroom.gradebook import NO_ANSWER, NOT_GRADED, Row, cell, item_names
+from grader.classroom.meant import NO_ASSIGNMENT, OTHER_ASSIGNMENT, in_order
 from grader.classroom.records import NOT_ON_ROSTER
 from grader.classroom.state import INTERRUPTED, WAITING
 from grader.suite import writers
@@ -34,6 +37,12 @@ SLOWEST = 10
 # end that regrades differently may put its own advice in its place).
 MIXED_ADVICE = ("Run the batch again with <code>--regrade-changed</code> to grade every "
                 "submission under one.")
+# Why a file is not graded for the assignment it would be graded as (grader.classroom.meant).
+REFUSED_WORDS = {
+    OTHER_ASSIGNMENT: "for another assignment (it defines another assignment's functions: its "
+                      "student meant that one; grade it with that --assignment)",
+    NO_ASSIGNMENT: "for no assignment that can be told (it defines none of the functions of "
+                   "this class's assignments; grade it with --assignment NAME)"}
 # What a "not run: KIND" status means (grader.sandbox.submission.LOAD_ERROR_KINDS), in words.
 NOT_RUN_WORDS = {"syntax": "a syntax error", "python2": "Python 2 code",
                  "import_error": "an error on import", "exit": "an exit on import",
@@ -114,80 +123,6 @@ def _reason_kind(status: str) -> str:
     return reason
 
 
-def histogram(scores: Sequence[float], max_score: float, bins: int = 10) -> list[int]:
-    """How many scores fall in each of ``bins`` equal ranges of 0..max (the last one closed).
-
-    >>> histogram([0, 49, 50, 100], 100, bins=2)
-    [2, 2]
-    """
-    counts = [0] * bins
-    if max_score <= 0:
-        counts[-1] = len(scores)
-        return counts
-    for score in scores:
-        index = min(bins - 1, max(0, int(score / max_score * bins)))
-        counts[index] += 1
-    return counts
-
-
-def histogram_svg(scores: Sequence[float], max_score: float, bins: int = 10) -> str:
-    """The score histogram as an inline SVG bar chart."""
-    counts = histogram(scores, max_score, bins)
-    width, height, left, bottom, top = 640, 230, 40, 36, 16
-    plot_w, plot_h = width - left - 24, height - bottom - top
-    tallest = max(counts) or 1
-    bar_w = plot_w / bins
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}" role="img" '
-             f'aria-label="Histogram of {len(scores)} scores">']
-    parts.append(f'<line x1="{left}" y1="{top + plot_h}" x2="{left + plot_w}" '
-                 f'y2="{top + plot_h}" class="axis"/>')
-    for index, count in enumerate(counts):
-        low = max_score * index / bins
-        high = max_score * (index + 1) / bins
-        bar_h = plot_h * count / tallest
-        x = left + index * bar_w
-        y = top + plot_h - bar_h
-        label = f"{low:g}–{high:g}: {count}"
-        parts.append(f'<rect x="{x + 2:.1f}" y="{y:.1f}" width="{bar_w - 4:.1f}" '
-                     f'height="{bar_h:.1f}" class="bar"><title>{_e(label)}</title></rect>')
-        if count:
-            parts.append(f'<text x="{x + bar_w / 2:.1f}" y="{y - 3:.1f}" '
-                         f'class="count">{count}</text>')
-        parts.append(f'<text x="{x:.1f}" y="{top + plot_h + 14}" '
-                     f'class="tick">{low:g}</text>')
-    parts.append(f'<text x="{left + plot_w:.1f}" y="{top + plot_h + 14}" '
-                 f'class="tick">{max_score:g}</text>')
-    parts.append(f'<text x="{left + plot_w / 2:.1f}" y="{height - 4}" class="label">'
-                 f'score (out of {max_score:g})</text>')
-    parts.append(f'<text x="12" y="{top + plot_h / 2:.1f}" class="label" '
-                 f'transform="rotate(-90 12 {top + plot_h / 2:.1f})">submissions</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def failure_rate_svg(failures: dict[str, tuple[int, int]]) -> str:
-    """One horizontal bar per rubric item: the share of submissions that failed it."""
-    row_h, label_w, bar_w = 26, 150, 330
-    width, height = label_w + bar_w + 90, row_h * max(1, len(failures)) + 8
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}" role="img" '
-             f'aria-label="Failure rate of each rubric item">']
-    for index, (name, (failed, total)) in enumerate(failures.items()):
-        rate = failed / total if total else 0.0
-        y = 4 + index * row_h
-        parts.append(f'<text x="{label_w - 8}" y="{y + 16}" class="name">{_e(name)}</text>')
-        parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{bar_w}" height="{row_h - 8}" '
-                     f'class="track"/>')
-        parts.append(f'<rect x="{label_w}" y="{y + 3}" width="{bar_w * rate:.1f}" '
-                     f'height="{row_h - 8}" class="fail"><title>{_e(name)}: {failed} of '
-                     f'{total} failed</title></rect>')
-        parts.append(f'<text x="{label_w + bar_w + 8}" y="{y + 16}" class="rate">'
-                     f'{rate:.0%} ({failed}/{total})</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
 _STYLE = """
 body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
        max-width: 1100px; padding: 0 1em; color: #1d2433; }
@@ -210,45 +145,79 @@ svg .count, svg .tick, svg .label { text-anchor: middle; } svg .name { text-anch
 
 
 def summary_html(rows: Sequence[Row], title: str = "Class summary",
-                 similarity: similar.Similarity | None = None) -> str:
+                 similarity: similar.Similarity | None = None, graded_as: str = "") -> str:
     """The class summary page: one self-contained HTML file, charts as inline SVG.
 
     Shows the score histogram, the failure rate of each rubric item, the
     slowest submissions by the student's CPU time, what was not run or not
     graded and why, the most similar pairs (with ``similarity``; their
-    side-by-side pages are beside the summary) and every submission's scores.
+    side-by-side pages are beside the summary) and every submission's scores; ``graded_as``
+    says what was graded as what. Rows of several assignments have each its own scores,
+    rubric items and table of submissions.
     """
     stats = ClassStats.of(rows)
+    groups = _by_assignment(rows)
+    several = len(groups) > 1
     out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
            f"<title>{_e(title)}</title>", '<meta name="viewport" '
            'content="width=device-width, initial-scale=1">', f"<style>{_STYLE}</style>",
            "</head><body>", f"<h1>{_e(title)}</h1>",
            f'<p class="muted">{_count(stats.total, "submission")}'
-           + (f" and {_count(stats.missing, 'student')} on the roster who handed in nothing"
+           + (f" and {_count(stats.missing, 'hand-in')} missing from students on the roster"
+              if stats.missing and several else
+              f" and {_count(stats.missing, 'student')} on the roster who handed in nothing"
               if stats.missing else "")
            + f'; written {_e(time.strftime("%Y-%m-%d %H:%M"))}.</p>']
-    out += _cards(stats)
+    if graded_as:
+        out.append(f"<p>What was graded as what: {_e(graded_as)}.</p>")
+    out += _cards(tiles(stats, scores=not several))
+    for assignment, mine in groups:
+        out += _assignment_sections(assignment, mine, stats if not several else None)
+    out += _not_graded_section(rows, stats)
+    out += _roster_section(rows, stats)
+    out += _slowest_section(rows)
+    if similarity is not None:
+        out += similarity_section(similarity)
+    for assignment, mine in groups:
+        out += _all_rows_section(mine, f" ({assignment})" if several else "")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _by_assignment(rows: Sequence[Row]) -> list[tuple[str, list[Row]]]:
+    """The rows of each assignment, in the course's order, when they are of several; else
+    every row as one group."""
+    names = in_order([row.assignment for row in rows])
+    if len(names) < 2:
+        return [("", list(rows))]
+    return [(name, [row for row in rows if row.assignment == name]) for name in names]
+
+
+def _assignment_sections(assignment: str, rows: Sequence[Row],
+                         stats: ClassStats | None) -> list[str]:
+    """The scores, what they were graded under and how often each rubric item failed, of one
+    assignment (``stats``: the whole class's, when it is of one assignment)."""
+    out = []
+    head = "h2"
+    if stats is None:          # one of several: its own heading, its own numbers
+        stats = ClassStats.of(rows)
+        head = "h3"
+        out.append(f'<h2 id="{_e(assignment)}">The {_e(assignment)} assignment</h2>')
+        out += _cards(_score_tiles(stats) or [(f"0 of {stats.total}", "graded so far.")])
     out += _configurations_section(stats)
-    out.append("<h2>Scores</h2>")
+    out.append(f"<{head}>Scores</{head}>")
     if stats.scores:
         out.append(histogram_svg(stats.scores, stats.max_score))
     else:
         out.append('<p class="muted">No submission has a score yet.</p>')
-    out.append("<h2>Rubric items: how often each failed</h2>")
+    out.append(f"<{head}>Rubric items: how often each failed</{head}>")
     if stats.item_failures:
         out.append(f'<p class="muted">Among the {stats.ran} submissions that could be run.</p>')
         out.append(failure_rate_svg(stats.item_failures))
         out += _items_table(stats)
     else:
         out.append('<p class="muted">No submission could be run yet.</p>')
-    out += _not_graded_section(rows, stats)
-    out += _roster_section(rows, stats)
-    out += _slowest_section(rows)
-    if similarity is not None:
-        out += similarity_section(similarity)
-    out += _all_rows_section(rows)
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _count(number: int, noun: str) -> str:
@@ -256,7 +225,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'s' * (number != 1)}"
 
 
-def tiles(stats: ClassStats) -> list[tuple[str, str]]:
+def tiles(stats: ClassStats, scores: bool = True) -> list[tuple[str, str]]:
     """The tiles at the top of the page: (the number, the sentence it begins), each read on
     its own without the others (the submissions that could not be run are among the graded,
     and say so).
@@ -298,15 +267,20 @@ def tiles(stats: ClassStats) -> list[tuple[str, str]]:
         cards.append((str(stats.not_on_roster),
                       f"submission{'s' * (stats.not_on_roster != 1)} from someone not on the "
                       "roster: check whose (graded all the same)."))
-    scores = stats.scores
-    if scores:
-        full = sum(score >= stats.max_score for score in scores)
-        cards += [(f"{statistics.fmean(scores):.1f}",
-                   f"mean score out of {stats.max_score:g}, over the {graded} graded."),
-                  (f"{statistics.median(scores):g}", "median score."),
-                  (str(full), f"of the {graded} graded ha{'ve' if full != 1 else 's'} full "
-                              f"marks ({stats.max_score:g}).")]
-    return cards
+    return cards + (_score_tiles(stats) if scores else [])
+
+
+def _score_tiles(stats: ClassStats) -> list[tuple[str, str]]:
+    """The tiles of the scores: mean, median, full marks (none before any score)."""
+    scores, graded = stats.scores, stats.graded
+    if not scores:
+        return []
+    full = sum(score >= stats.max_score for score in scores)
+    return [(f"{statistics.fmean(scores):.1f}",
+             f"mean score out of {stats.max_score:g}, over the {graded} graded."),
+            (f"{statistics.median(scores):g}", "median score."),
+            (str(full), f"of the {graded} graded ha{'ve' if full != 1 else 's'} full "
+                        f"marks ({stats.max_score:g}).")]
 
 
 def _not_run_words(status: str, count: int, kinds: int) -> str:
@@ -323,14 +297,16 @@ def _not_graded_words(reason: str, count: int, total: int) -> str:
             "waiting its turn (the batch is still grading)"
     elif reason == _reason_kind(INTERRUPTED):
         words = INTERRUPTED.replace(" it", " them") if count > 1 else INTERRUPTED
+    elif reason in REFUSED_WORDS:
+        words = REFUSED_WORDS[reason]
     else:
         words = reason
     return words if count == total else f"{words} ({count})"
 
 
-def _cards(stats: ClassStats) -> list[str]:
+def _cards(cards: list[tuple[str, str]]) -> list[str]:
     return ['<div class="cards">'] + [f'<div class="card"><b>{_e(number)}</b>{_e(sentence)}'
-                                      "</div>" for number, sentence in tiles(stats)] + ["</div>"]
+                                      "</div>" for number, sentence in cards] + ["</div>"]
 
 
 def _configurations_section(stats: ClassStats) -> list[str]:
@@ -400,9 +376,12 @@ def _roster_section(rows: Sequence[Row], stats: ClassStats) -> list[str]:
         given = "0 in the gradebook" if stats.missing_zero else "no score in the gradebook"
         lines.append(f"<p>{_count(len(absent), 'student')} on the roster handed in nothing "
                      f"({given}):</p>")
-        lines.append("<table><tr><th>student</th><th>name</th><th>email</th></tr>")
+        several = len({row.assignment for row in absent}) > 1
+        lines.append("<table><tr><th>student</th><th>name</th><th>email</th>"
+                     + "<th>assignment</th>" * several + "</tr>")
         lines += [f"<tr><td>{_e(row.student_id)}</td><td>{_e(row.name)}</td>"
-                  f"<td>{_e('; '.join(p.email for p in row.people if p.email))}</td></tr>"
+                  f"<td>{_e('; '.join(p.email for p in row.people if p.email))}</td>"
+                  + f"<td>{_e(row.assignment)}</td>" * several + "</tr>"
                   for row in absent]
         lines.append("</table>")
     if strangers:
@@ -432,10 +411,10 @@ def _slowest_section(rows: Sequence[Row]) -> list[str]:
     return lines
 
 
-def _all_rows_section(rows: Sequence[Row]) -> list[str]:
+def _all_rows_section(rows: Sequence[Row], of: str = "") -> list[str]:
     names = item_names(rows)
     head = "".join(f'<th class="num">{_e(name)}</th>' for name in names)
-    lines = ["<h2>Every submission</h2>",
+    lines = [f"<h2>Every submission{_e(of)}</h2>",
              f'<table><tr><th>student</th><th>name</th><th class="num">score</th>{head}'
              '<th>status</th></tr>']
     for row in rows:
@@ -540,6 +519,6 @@ def _e(text: object) -> str:
 
 
 def write_summary(path: Path, rows: Sequence[Row], title: str = "Class summary",
-                  similarity: similar.Similarity | None = None) -> None:
+                  similarity: similar.Similarity | None = None, graded_as: str = "") -> None:
     """Write :func:`summary_html` to ``path`` atomically."""
-    writers.write_text_atomic(path, summary_html(rows, title, similarity))
+    writers.write_text_atomic(path, summary_html(rows, title, similarity, graded_as))

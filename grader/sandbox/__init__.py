@@ -8,9 +8,13 @@ One concern a module:
   ``provided.python2``'s hints);
 - ``cpu``: the one CPU a sandbox's workers (the student's and the reference's) run on;
 - ``process``: the worker's process, its pipes, and killing it with all it started;
+- ``family``: every process the worker starts, counted (a cgroup, or /proc) and ended
+  when its call ends;
 - ``protocol``: what travels on the pipes, and how an answer is read;
 - ``clock``: a call's CPU time, read from /proc, and when it must stop;
-- ``layers``, ``uids``, ``limits``: bubblewrap, Landlock, a uid of its own, rlimits;
+- ``disk``: the box's folder, and the scratch folder's limit without bubblewrap;
+- ``layers``, ``uids``, ``limits``: bubblewrap, Landlock (and what is refused without
+  either), a uid of its own, rlimits;
 - ``inside/``: the code that runs in the sandbox (standard library only).
 
     with Sandbox(Path("mm_player.py")) as box:

@@ -20,29 +20,34 @@ Layers, each one on whenever this machine allows it (``Sandbox.isolation`` says 
 - as root, a uid of its own: the worker becomes a uid (and gid) that no other process uses,
   drawn from ``SANDBOX_UIDS``, so its process limit is its own, it cannot signal or trace
   the grader or another sandbox, and the fallback finds every process it started by that
-  uid; where that uid could not read the Python installation (under /root, say), the worker
-  keeps one capability, CAP_DAC_READ_SEARCH, and Landlock confines what it reads;
+  uid. It holds no capability, except where that uid could not read the Python
+  installation (under /root, say) and Landlock confines what it reads: then it keeps one,
+  CAP_DAC_READ_SEARCH. Without Landlock or bubblewrap, file permissions are all that keeps
+  it from the grader's files: the grader refuses to start it unless they do
+  (``layers.fallback_rights``);
+- every process it starts stays below the worker's supervisor (a child subreaper) or
+  bubblewrap's init, is ended when its call ends, and its CPU time is the call's, counted
+  in a cgroup of its own where one can be had (``family``);
 - Landlock when the kernel has it: reads only beneath the system, the Python installation,
   ``provided``, the worker and the box; writes only to its scratch directory;
   no TCP (ABI 4+); no signal to any process outside the sandbox (ABI 6+);
 - bubblewrap when it is installed and works (``TTT_GRADER_NO_BWRAP=1`` or ``use_bwrap=False``
   turns it off): only the system, the Python installation, ``provided`` (with the course's
-  modules) and the worker are visible, read-only; a private /tmp; no network; a pid namespace, so killing its
-  init kills everything the student started, double-forked daemons included.
+  modules) and the worker are visible, read-only; a private /tmp of 64 MiB; no network; a
+  pid namespace. Without it, the scratch folder is watched: 64 MiB (``disk``).
 
-What stays weaker (tests/sandbox/test_hostile.py checks the rest, on both paths):
+What stays weaker (tests/sandbox/test_hostile.py and test_confinement.py check the rest):
 
-- without Landlock, the fallback confines neither reads, nor writes to world-writable places
-  such as /tmp, nor the network; with it, UDP and path-named unix sockets (subject to their
-  file permissions) stay reachable;
+- without Landlock, the fallback confines neither the network nor writes to world-writable
+  places such as /tmp (but for one file's 16 MiB); with it, UDP and path-named unix sockets
+  (subject to their file permissions) stay reachable;
 - not run as root, the fallback runs the student as the grader's own uid: stragglers are
   found by their environment only, and without Landlock ABI 6 the student could signal the
   grader's other processes;
 - the board after a call is reported by the worker, inside the student's process, so a
   determined submission can forge it. An answer can only ever be forged into another
-  answer: the grader judges it. Time is not forgeable: the parent reads the worker's CPU
-  time from /proc (every thread, and children it has reaped), not from the worker;
-- CPU time spent by processes the student started and left running is not counted.
+  answer: the grader judges it. Time is not forgeable: the parent reads the CPU time from
+  /proc or the cgroup, not from the worker.
 
 Time: :meth:`Sandbox.call` stops a call as soon as the worker has used its CPU limit, or
 has been *active* (on a CPU, or sleeping, or blocked: anything but waiting for a CPU that
@@ -60,10 +65,8 @@ calibration is ``Sandbox.calibration``.
 from __future__ import annotations
 
 import os
-import re
 import secrets
 import shutil
-import tempfile
 import time
 import weakref
 from pathlib import Path
@@ -71,8 +74,10 @@ from pathlib import Path
 from grader.judge.position import Position
 from grader.sandbox.clock import Late, Watch
 from grader.sandbox.cpu import lend, pick_cpu, pin
+from grader.sandbox.disk import Overflow, Scratch, make_box, safe_name
 from grader.sandbox.errors import SandboxError
-from grader.sandbox.layers import describe_layers, others_can_read, want_bwrap
+from grader.sandbox.layers import (INSIDE, Rights, describe_layers, fallback_rights,
+                                   stage_inside, unconfined, want_bwrap)
 from grader.sandbox.limits import Limits
 from grader.sandbox.process import Worker, tail
 from grader.sandbox.protocol import (FUNCTIONS, Broken, Reply, batch_request, call_request,
@@ -96,10 +101,14 @@ class Sandbox:
 
     def __init__(self, submission: Path, limits: Limits = Limits(), *,
                  use_bwrap: bool | None = None, require: tuple[str, ...] = ("mm_move",),
-                 constants: tuple[str, ...] = ()) -> None:
+                 constants: tuple[str, ...] = (), private: tuple[Path, ...] = ()) -> None:
         self.submission = Path(submission)
         self.limits = limits
         self.use_bwrap = use_bwrap
+        # What the student's code must not read besides the grader's own folder and the
+        # submission's (other students'): checked where file permissions are all that
+        # stands in the way (no bubblewrap, no Landlock).
+        self.private = tuple(Path(p) for p in private)
         self.require = tuple(require)        # functions the file must define to be loaded
         self.wanted_constants = tuple(constants)   # module values read after the import
         self.constants: dict[str, object] = {}     # those the file defines, decoded
@@ -122,6 +131,9 @@ class Sandbox:
         self._uid: int | None = None    # the sandbox's own uid (root only)
         self._reference_uid: int | None = None   # the reference worker's: another one
         self._cpu: int | None = None    # the one CPU its workers run on (grader.sandbox.cpu)
+        self._rights = Rights()         # what a worker run as root keeps (no bubblewrap)
+        self._inside = INSIDE           # the worker's own code (copied into the box: Rights)
+        self._scratch: Scratch | None = None   # its disk, watched (no bubblewrap)
         self._name = ""
         self._lines: list[str] = []
 
@@ -152,15 +164,27 @@ class Sandbox:
             self._lines = text.splitlines()
             self.course_imports = course_imports(text)
             self._bwrap = want_bwrap(self.use_bwrap)
-            self._name = _safe_name(self.submission.name)
+            self._name = safe_name(self.submission.name)
             self._uid = pick_uid() if os.geteuid() == 0 else None
             self._cpu = pick_cpu()
-            self._resources.box = _make_box(self._name, source, self._uid)
+            box = self._resources.box = make_box(self._name, source, self._uid)
+            if not self._bwrap:
+                if self._uid is not None:
+                    self._rights = fallback_rights(box, self._must_stay_private())
+                    if self._rights.stage:
+                        self._inside = stage_inside(box)
+                self._scratch = Scratch(box / ".tmp", self.limits)
             self._spawn()
         except BaseException:
             self.close()
             raise
         self._started = True
+
+    def _must_stay_private(self) -> tuple[Path, ...]:
+        """The grader's folder (its hidden checks, its answer key), the submission's (other
+        students' files, a course's folder) and the caller's ``private``."""
+        return (Path(__file__).resolve().parents[1], self.submission.resolve().parent,
+                *self.private)
 
     def close(self) -> None:
         """Kill the worker and everything it started; remove the private directory."""
@@ -234,8 +258,8 @@ class Sandbox:
         watch = Watch(worker.clock, cpu_limit, self.limits, lambda: self._interrupted)
         try:
             worker.send(dict(request, tok=token))
-            message = worker.receive(token, watch.deadline, watch.check)
-            cpu, active = watch.finish(answered=True)
+            message = worker.receive(token, watch.deadline, self._checker(watch.check))
+            cpu, active = watch.finish(answered=not self._after_call(worker))
             reply = read(message, worker.output.take(), cpu, active)
         except Late as late:
             cpu, active = watch.finish()
@@ -280,13 +304,15 @@ class Sandbox:
         watch = Watch(worker.clock, cpu_limit, self.limits, lambda: self._interrupted)
         try:
             worker.send(dict(batch_request(function, positions, 1), tok=token))
-            message = worker.receive(token, watch.deadline, watch.check)
-            cpu, active = watch.finish(answered=True)
+            message = worker.receive(token, watch.deadline, self._checker(watch.check))
+            cpu, active = watch.finish(answered=not self._after_call(worker))
             if cpu > cpu_limit:   # answered between two looks: no call of it is vouched for
                 raise Late()
             return replies_from_batch(message, positions, worker.output.take(), cpu, active)
-        except (Late, Broken):
+        except (Late, Broken) as exc:
             self._stop_worker()
+            if isinstance(exc, Overflow) and self._scratch is not None:
+                self._scratch.empty()
             try:
                 self._spawn()
             except (LoadError, SandboxError):
@@ -336,6 +362,28 @@ class Sandbox:
 
     # -- internals -----------------------------------------------------------------------
 
+    def _checker(self, check):
+        """``check`` (whether the call must stop, how long until the next look), and a
+        look at the scratch folder (without bubblewrap: Overflow past its limit)."""
+        scratch = self._scratch
+        if scratch is None:
+            return check
+
+        def and_disk() -> float:
+            pause = check()
+            scratch.check()
+            return pause
+        return and_disk
+
+    def _after_call(self, worker: "Worker") -> bool:
+        """When a call (or the import) ends: end every process it started, and look at
+        the scratch folder (Overflow). Whether any process had to be ended (its time then
+        reaches the worker's count a moment later: the next call reads its own start)."""
+        ended = worker.end_others()
+        if self._scratch is not None:
+            self._scratch.check()
+        return ended
+
     def _open(self) -> bool:
         """Refuse a closed sandbox; start it if need be. Whether it was started just now."""
         if self._closed:
@@ -366,8 +414,10 @@ class Sandbox:
             while self._reference_uid in (None, self._uid):
                 self._reference_uid = pick_uid()
             uid = self._reference_uid
-        read_cap = uid is not None and not self._bwrap and not others_can_read(box)
-        return Worker.start(box, self._name, self.limits, self._bwrap, uid, read_cap)
+        worker = Worker.start(box, self._name, self.limits, self._bwrap, uid,
+                              self._rights.read_cap, self._inside)
+        worker.untrusted = not reference   # it never loads the submission: nothing to sweep
+        return worker
 
     def _spawn(self) -> None:
         """Start a worker and load the submission into it; raise LoadError on failure."""
@@ -376,10 +426,16 @@ class Sandbox:
         calibrate = self.calibration is None  # the first worker, before any student code
         try:
             hello = self._boot(worker)
-            if not self.isolation:
-                self.isolation = describe_layers(hello, self._bwrap, self.limits)
+            problem = unconfined(hello, self._bwrap, self._rights)
+            if problem:
+                self._stop_worker()
+                raise SandboxError(problem)
             if calibrate:
                 self._time_reference(worker)
+            counted = worker.count_family()   # from here on, student code may run
+            if not self.isolation:
+                self.isolation = describe_layers(hello, self._bwrap, self.limits, counted,
+                                                 scratch=self._scratch is not None)
         except (Late, Broken, TimingError) as exc:  # no student code has run yet: our problem
             status = self._stop_worker(grace=0.5)
             why = (f"did not start within {self.limits.load_seconds:g} s"
@@ -390,7 +446,15 @@ class Sandbox:
         worker.send({"tok": token, "op": "load", "require": list(self.require),
                      "constants": list(self.wanted_constants)})
         try:
-            message = worker.receive(token, deadline)
+            message = worker.receive(token, deadline, self._load_check(worker))
+            self._after_call(worker)
+        except Overflow as exc:
+            self._stop_worker()
+            if self._scratch is not None:
+                self._scratch.empty()
+            raise LoadError("exit", f"while the submission was being imported, the worker "
+                            f"{exc}; the top level of the file should only define "
+                            "functions") from None
         except Late:
             self._stop_worker()
             raise LoadError("timeout", f"importing the submission took more than "
@@ -424,6 +488,19 @@ class Sandbox:
             raise load_error(message, self._lines)
         raise LoadError("exit", "the worker sent an unexpected answer while importing the "
                         "submission")
+
+    def _load_check(self, worker: "Worker"):
+        """While the submission is imported: Late once it (with every process it started)
+        has used ``Limits.load_seconds`` of CPU time; Overflow past the disk limit."""
+        start = worker.clock.cpu()
+
+        def check() -> float:
+            if worker.clock.cpu() - start > self.limits.load_seconds:
+                raise Late()
+            if self._scratch is not None:
+                self._scratch.check()
+            return Watch.POLL
+        return check
 
     def _ask(self, worker: "Worker", request: dict, first: bool = False,
              wall: float = 0.0) -> dict:
@@ -468,6 +545,8 @@ class Sandbox:
         if self._closed:
             return Reply("crash", None, 0.0, None, "", "the sandbox was closed during the call")
         status = self._stop_worker(grace=0.5 if broken.ended else 0.0)
+        if isinstance(broken, Overflow) and self._scratch is not None:
+            self._scratch.empty()   # the next worker starts with the whole limit
         output = worker.output.take()
         return Reply("crash", None, 0.0, None, output,
                      f"the worker process {status or broken}" + tail(output))
@@ -498,28 +577,3 @@ class _Resources:
         box, self.box = self.box, None
         if box is not None:
             shutil.rmtree(box, ignore_errors=True)
-
-
-def _safe_name(name: str) -> str:
-    """The submission's file name if it is a plain one, else submission.py."""
-    if re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.\- ]{0,99}", name):
-        return name
-    return "submission.py"
-
-
-def _make_box(name: str, source: bytes, uid: int | None) -> Path:
-    """A private directory holding only a copy of the submission (and, unused under
-    bubblewrap, a scratch directory for HOME and TMPDIR, owned by ``uid``)."""
-    box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-"))
-    try:
-        box.chmod(0o755)  # the sandbox's uid must read it; only the grader may write
-        (box / name).write_bytes(source)
-        (box / name).chmod(0o644)
-        scratch = box / ".tmp"
-        scratch.mkdir(mode=0o700)
-        if uid is not None:
-            os.chown(scratch, uid, uid)
-    except BaseException:
-        shutil.rmtree(box, ignore_errors=True)
-        raise
-    return box

@@ -13,6 +13,7 @@ import os
 import time
 import weakref
 
+from grader.sandbox.family import Family
 from grader.sandbox.limits import Limits
 
 
@@ -39,9 +40,11 @@ class ProcessClock:
     """The CPU time of one process as the kernel accounts it, read from /proc.
 
     Every live thread's exact run time (``schedstat``) or the process's own total (its dead
-    threads and the children it reaped included, in clock ticks), whichever is larger; and
-    how long its main thread has waited for a CPU. Nothing inside the process can change
-    either. Returns 0.0 where /proc cannot be read (the process has gone).
+    threads included, in clock ticks), whichever is larger, plus the children it reaped;
+    and how long its main thread has waited for a CPU. Nothing inside the process can
+    change either. With a ``family`` (``grader.sandbox.family``), the CPU time of every
+    process the worker started is counted too. Returns 0.0 where /proc cannot be read (the
+    process has gone).
 
     >>> clock = ProcessClock(os.getpid())
     >>> clock.cpu() > 0
@@ -62,6 +65,7 @@ class ProcessClock:
         # nothing else has been asked of it since (Worker.send forgets it): it idles from
         # there to the next call, which may start from it instead of reading /proc again.
         self.at_answer: tuple[float, float] | None = None
+        self.family: Family | None = None
         self._finalizer = weakref.finalize(self, _close_files, self._files)
         self.readable = self.read() is not None
 
@@ -83,9 +87,17 @@ class ProcessClock:
     def read(self) -> tuple[float, float] | None:
         """(CPU seconds, seconds the main thread waited for a CPU), or None."""
         base = f"/proc/{self.pid}"
+        family = self.family
         try:
+            if family is not None and family.cgroup is not None:
+                # The cgroup counts every thread and process: the main thread's wait alone
+                # comes from /proc (its schedstat is the process's own file).
+                used = family.cgroup.usage()
+                if used is not None:
+                    return used, int(self._read("schedstat").split()[1]) / 1e9
             fields = self._read("stat").rpartition(b")")[2].split()
-            ticks = sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+            ticks = int(fields[11]) + int(fields[12])      # utime stime
+            reaped = int(fields[13]) + int(fields[14])     # cutime cstime
             if fields[17] == b"1":  # one thread: the process's own schedstat is enough
                 ran, delay = self._read("schedstat").split()[:2]
                 exact, waited = int(ran), int(delay)
@@ -101,7 +113,10 @@ class ProcessClock:
                         waited = int(delay)
         except (OSError, ValueError, IndexError):
             return None
-        return max(exact / 1e9, ticks * self._TICK), waited / 1e9
+        cpu = max(exact / 1e9, ticks * self._TICK) + reaped * self._TICK
+        if family is not None:
+            cpu = family.cpu(cpu)
+        return cpu, waited / 1e9
 
     def cpu(self) -> float:
         reading = self.read()

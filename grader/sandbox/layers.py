@@ -8,6 +8,7 @@ probed once per process (:func:`bwrap_available`).
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import py_compile
@@ -166,6 +167,139 @@ def want_bwrap(use_bwrap: bool | None) -> bool:
     return use_bwrap
 
 
+@functools.lru_cache(maxsize=None)
+def landlock_problem() -> str | None:
+    """Why Landlock cannot confine a worker here, or None if it can: asked of the kernel
+    once per process, before any worker starts (a worker may do what the grader may).
+
+    >>> landlock_problem() is None or isinstance(landlock_problem(), str)
+    True
+    """
+    if sys.platform != "linux":
+        return "Landlock is Linux's"
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        syscall = libc.syscall
+        syscall.restype = ctypes.c_long
+        abi = syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))  # its ABI version
+        error = ctypes.get_errno()
+    except (OSError, AttributeError) as exc:
+        return f"Landlock could not be asked for ({exc})"
+    if abi >= 1:
+        return None
+    if error == errno.ENOSYS:
+        return "this kernel has none: Linux 5.13 or later has it"
+    if error == errno.EOPNOTSUPP:
+        return "it is turned off in this kernel: see its lsm= boot option"
+    return f"Landlock is not available ({os.strerror(error)})"
+
+
+@dataclass(frozen=True)
+class Rights:
+    """What a fallback worker run as root keeps: the capability to read past file
+    permissions (only where Landlock confines it), or none at all; and whether the worker's
+    own code must be copied into the box for its uid to read (no Landlock)."""
+
+    read_cap: bool = False
+    stage: bool = False
+
+
+def fallback_rights(box: Path, private: tuple[Path, ...]) -> Rights:
+    """The rights of a worker run as root without bubblewrap, in a uid of its own.
+
+    With Landlock, the uid keeps CAP_DAC_READ_SEARCH where it could not read Python
+    otherwise, and Landlock limits what it reads. Without Landlock it keeps no capability:
+    file permissions are then all that keeps it from the grader's files, so every folder of
+    ``private`` must be closed to other users, and Python and ``provided`` open to them;
+    otherwise SandboxError says which layer is missing and what to do.
+    """
+    problem = landlock_problem()
+    if problem is None:
+        return Rights(read_cap=not others_can_read(box))
+    missing = (f"the sandbox has neither bubblewrap ({bwrap_problem() or 'turned off'}) "
+               f"nor Landlock ({problem})")
+    fixes = ("install bubblewrap (recommended), or run the grader on a Linux kernel with "
+             "Landlock (5.13 or later, turned on)")
+    paths = layout()
+    for needed in (paths.python, *paths.prefixes, paths.binds[0], str(box)):
+        if not _reachable(Path(needed), readable=True):
+            raise SandboxError(
+                f"{missing}: the student's code would run with no capability, and its uid "
+                f"cannot read {needed}, which the worker needs (a folder above it is closed "
+                f"to other users); {fixes}, or install Python where every user can read it")
+    for path in private:
+        if _reachable(Path(path), readable=not Path(path).is_dir()):
+            raise SandboxError(
+                f"{missing}: only file permissions would keep the student's code out of "
+                f"{path}, and they let every user reach it; {fixes}, or close it to other "
+                f"users (chmod o-rwx {path})")
+    return Rights(stage=True)
+
+
+def stage_inside(box: Path) -> Path:
+    """Copy the worker's code (and its compiled form) into ``box``: without Landlock the
+    sandbox's uid reads it there, and the grader's own folder can stay closed to it."""
+    layout()   # compiled and fresh
+    target = box / ".inside"
+    (target / "__pycache__").mkdir(parents=True)
+    for source in INSIDE.glob("*.py"):
+        for path, copy in ((source, target / source.name),
+                           (Path(cache_from_source(str(source))),
+                            Path(cache_from_source(str(target / source.name))))):
+            if path.exists():
+                shutil.copy2(path, copy)
+                copy.chmod(0o644)
+    for folder in (target, target / "__pycache__"):
+        folder.chmod(0o755)
+    return target
+
+
+def unconfined(hello: dict, bwrap: bool, rights: Rights) -> str:
+    """Why a worker that has just said hello must not run student code, or "": outside
+    bubblewrap and without Landlock, it must hold no capability at all (it kept one for
+    Landlock to confine, or could not become its uid).
+
+    >>> unconfined({"landlock": 0, "caps": {"CapEff": 0, "CapPrm": 0}}, False, Rights())
+    ''
+    >>> unconfined({"landlock": 0, "caps": {"CapEff": 4, "CapPrm": 4}}, False, Rights())[:36]
+    'the worker holds capabilities (CapEf'
+    """
+    if bwrap or hello.get("landlock"):
+        return ""
+    if rights.read_cap:
+        return ("Landlock could not be applied in the worker ("
+                f"{text_of(hello.get('landlock_error')) or 'no reason given'}), and its uid "
+                "cannot read Python without the capability Landlock would confine: install "
+                "bubblewrap")
+    caps = hello.get("caps")
+    held = [name for name in ("CapEff", "CapPrm", "CapInh", "CapAmb")
+            if type(caps) is dict and caps.get(name)]
+    if held or type(caps) is not dict:
+        why = text_of(hello.get("uid_error"))
+        return (f"the worker holds capabilities ({', '.join(held) or 'unknown'}) with neither "
+                "bubblewrap nor Landlock to confine it" + (f" (it stayed root: {why})"
+                                                           if why else "")
+                + ": install bubblewrap")
+    return ""
+
+
+def _reachable(path: Path, readable: bool) -> bool:
+    """Whether a uid that is nobody's (no owner, no group of anything) can reach ``path``:
+    search every folder above it and the path itself (a folder), or also read it."""
+    try:
+        for folder in [*reversed(path.parents), *([] if readable else [path])]:
+            if not folder.stat().st_mode & stat.S_IXOTH:
+                return False
+        if not readable:
+            return True
+        mode = path.stat().st_mode
+        searchable = not stat.S_ISDIR(mode) or bool(mode & stat.S_IXOTH)
+        return bool(mode & stat.S_IROTH) and searchable
+    except OSError:
+        return False
+
+
 def others_can_read(box: Path) -> bool:
     """Whether any uid can reach the interpreter, the stdlib, provided, the worker and the
     box, so the fallback (no bubblewrap) can drop to the sandbox's uid and no more."""
@@ -191,8 +325,11 @@ def landlock_rules(paths: Layout, box: str, scratch: str) -> dict[str, list[str]
     return {"read": read, "write": [scratch, "/dev/null"]}
 
 
-def describe_layers(hello: dict, bwrap: bool, limits: Limits) -> tuple[str, ...]:
-    """The isolation actually in force, from what the worker reported about itself."""
+def describe_layers(hello: dict, bwrap: bool, limits: Limits, family: str = "",
+                    scratch: bool = False) -> tuple[str, ...]:
+    """The isolation actually in force, from what the worker reported about itself;
+    ``family``: what holds the processes it starts (a cgroup, a subreaper); ``scratch``:
+    its scratch folder is watched (no bubblewrap)."""
     uid = hello.get("uid")
     own_uid = type(uid) is int and uid in SANDBOX_UIDS
     stragglers = "" if bwrap else (" (stragglers found by their uid)" if own_uid
@@ -210,6 +347,11 @@ def describe_layers(hello: dict, bwrap: bool, limits: Limits) -> tuple[str, ...]
                       + ")")
     if hello.get("nnp") is True:
         layers.append("no new privileges")
+    caps = hello.get("caps")
+    if type(caps) is dict and caps and not any(caps.get(name) for name in
+                                               ("CapInh", "CapPrm", "CapEff", "CapAmb")):
+        layers.append("no capabilities" + (" (all five sets empty)"
+                                           if caps.get("CapBnd") == 0 else ""))
     if own_uid:
         layers.append(f"uid {uid} (its own" + (", reads past file permissions: "
                       "CAP_DAC_READ_SEARCH" if hello.get("read_cap") is True else "") + ")")
@@ -224,6 +366,14 @@ def describe_layers(hello: dict, bwrap: bool, limits: Limits) -> tuple[str, ...]
                    "directory"] + (["no TCP"] if abi >= 4 else []) \
             + (["signals only within the sandbox"] if abi >= 6 else [])
         layers.append(f"landlock v{abi} (" + ", ".join(limited) + ")")
+    elif not bwrap:
+        layers.append("no landlock: file permissions alone limit what it reads and writes")
+    if family:
+        layers.append(f"every process it starts ended when its call ends, its CPU time "
+                      f"counted ({family})")
+    if scratch:
+        layers.append(f"scratch folder watched ({limits.tmp_bytes >> 20} MiB, "
+                      f"{limits.tmp_entries:,} files)")
     if bwrap:
         layers.append("bubblewrap: read-only system, no network, private /tmp")
         layers.append("pid namespace")

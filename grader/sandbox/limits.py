@@ -29,7 +29,8 @@ class Limits:
     file_bytes: int = 16 << 20      # largest file the student may write (RLIMIT_FSIZE)
     open_files: int = 64            # RLIMIT_NOFILE
     processes: int = 64             # RLIMIT_NPROC; threads count; root ignores it, nobody doesn't
-    tmp_bytes: int = 64 << 20       # size of the private /tmp under bubblewrap
+    tmp_bytes: int = 64 << 20       # disk: bubblewrap's private /tmp, the fallback's scratch
+    tmp_entries: int = 4096         # files and folders in the fallback's scratch folder
 
     def backstop(self, limit: float) -> float:
         return limit * self.backstop_factor + self.backstop_slack

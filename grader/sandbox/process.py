@@ -19,6 +19,7 @@ from pathlib import Path
 
 from grader.sandbox.clock import Late, ProcessClock, Watch
 from grader.sandbox.errors import SandboxError
+from grader.sandbox.family import Cgroup, Family, children
 from grader.sandbox.layers import BOX, INSIDE, bwrap_command, landlock_rules, layout
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import MAX_ANSWER, Broken
@@ -73,30 +74,38 @@ class Worker:
         self.info = info
         self.init_pid: int | None = None
         self.clock = ProcessClock(proc.pid)   # the worker itself once find_pid has run
+        # Every process below the supervisor (or bubblewrap's init), once find_pid has run.
+        self.family = Family(proc.pid, proc.pid, frozenset({proc.pid}))
         self.output = Capture(limit)
         self.buffer = bytearray()
         self.poll = select.poll()
         self.poll.register(answers, select.POLLIN)
         self.poll.register(output, select.POLLIN)
         self.stopped = False
+        # Whether it may have run student code: then, without a pid namespace or a cgroup
+        # that was seen empty, every process of its uid (or mark) is swept when it stops.
+        self.untrusted = True
 
     @classmethod
     def start(cls, box: Path, name: str, limits: Limits, bwrap: bool, uid: int | None,
-              read_cap: bool) -> "Worker":
+              read_cap: bool, inside: Path = INSIDE) -> "Worker":
+        """Start a worker (its own code in ``inside``): under bubblewrap, or outside it
+        below a supervisor (``inside/confine.supervise``)."""
         paths = layout()
         req_r, req_w = os.pipe()
         ans_r, ans_w = os.pipe()
         out_r, out_w = os.pipe()
         info_r, info_w = os.pipe() if bwrap else (None, None)
-        inside = BOX if bwrap else str(box)
+        seen_as = BOX if bwrap else str(box)
         home = "/tmp" if bwrap else str(box / ".tmp")
-        config = {"req": req_r, "ans": ans_w, "box": inside, "file": name,
-                  "path": list(paths.sys_path), "uid": uid, "gid": uid, "read_cap": read_cap,
-                  "landlock": landlock_rules(paths, inside, home),
+        config = {"req": req_r, "ans": ans_w, "box": seen_as, "file": name,
+                  "supervise": not bwrap, "path": list(paths.sys_path), "uid": uid,
+                  "gid": uid, "read_cap": read_cap,
+                  "landlock": landlock_rules(paths, seen_as, home),
                   "rlimits": {"AS": limits.memory_bytes, "FSIZE": limits.file_bytes,
                               "NOFILE": limits.open_files, "NPROC": limits.processes,
                               "CORE": 0}}
-        command = [paths.python, "-I", "-S", "-B", "-c", BOOTSTRAP, str(INSIDE),
+        command = [paths.python, "-I", "-S", "-B", "-c", BOOTSTRAP, str(inside),
                    json.dumps(config)]
         # A mark of this worker alone (HOME is /tmp in every bubblewrap sandbox): how the
         # fallback finds what escaped its process group, and nothing of another sandbox's.
@@ -222,21 +231,49 @@ class Worker:
             self.output.add(chunk)
 
     def find_pid(self) -> None:
-        """Learn the worker's own pid (under bubblewrap, the child of bubblewrap's init,
-        whose death empties the pid namespace), so that its clock reads the right process."""
-        if self.info is None:
-            return
-        try:
-            data = os.read(self.info, 65536).decode()
-            pid = json.JSONDecoder().raw_decode(data.lstrip())[0]["child-pid"]
-        except (OSError, ValueError, KeyError, TypeError):
-            return
-        if type(pid) is int and parent_of(pid) == self.proc.pid:
-            self.init_pid = pid
-            children = children_of(pid)
-            if len(children) == 1:  # the worker (it has sent its hello, so it exists)
-                self.clock.close()
-                self.clock = ProcessClock(children[0])
+        """Learn the worker's own pid, so that its clock reads the right process: the one
+        child of bubblewrap's init (whose death empties the pid namespace), or of the
+        supervisor; and so the family of processes below either."""
+        top = self.proc.pid
+        if self.info is not None:
+            try:
+                data = os.read(self.info, 65536).decode()
+                pid = json.JSONDecoder().raw_decode(data.lstrip())[0]["child-pid"]
+            except (OSError, ValueError, KeyError, TypeError):
+                return
+            if type(pid) is not int or parent_of(pid) != self.proc.pid:
+                return
+            self.init_pid = top = pid
+        below = children(top)
+        worker = below[0] if len(below) == 1 else top   # it has sent its hello: it exists
+        if worker != self.clock.pid:
+            self.clock.close()
+            self.clock = ProcessClock(worker)
+        self.family = Family(top, worker, frozenset({self.proc.pid, top, worker}))
+
+    def count_family(self) -> str:
+        """From now on, count the CPU time of every process the worker starts as its own
+        (and end them with ``end_others``): in a cgroup of its own where one can be had.
+        Call it before any student code runs. Says how ("cgroup", "subreaper", ...)."""
+        family = self.family
+        family.cgroup = Cgroup.make()
+        if family.cgroup is not None:
+            # Everything there is now is ours: the worker has not loaded the submission.
+            pending = [self.proc.pid]
+            while pending:
+                pid = pending.pop(0)
+                family.cgroup.add(pid)
+                pending += children(pid)
+        self.clock.family = family
+        if family.cgroup is not None:
+            return "cgroup"
+        if self.init_pid is not None:
+            return "pid namespace"
+        return "subreaper" if family.top != family.worker else "process tree"
+
+    def end_others(self) -> bool:
+        """End every process the worker started; whether there was any."""
+        return self.family.end_others()
 
     def stop(self, grace: float = 0.0) -> str:
         """Kill everything; return how the process ended if it ended by itself (waiting
@@ -263,9 +300,11 @@ class Worker:
     def _kill_all(self, grace: float) -> str:
         ended = ""
         try:
-            ended = describe_exit(self.proc.wait(timeout=grace), self.info is not None)
+            # Bubblewrap and the supervisor both pass a signal N on as status 128 + N.
+            ended = describe_exit(self.proc.wait(timeout=grace), True)
         except subprocess.TimeoutExpired:
             pass
+        emptied = self.family.end_all()   # while the supervisor still holds the orphans
         if self.init_pid is not None:
             # Killing the namespace's init kills every process in it; bubblewrap reaps it
             # and exits, so once proc.wait() returns nothing of the student's is left.
@@ -274,17 +313,18 @@ class Worker:
                 self.proc.wait(timeout=2)
             except subprocess.TimeoutExpired:
                 pass
-        cleared = self.init_pid is not None and self.proc.returncode is not None
+        cleared = emptied or (self.init_pid is not None and self.proc.returncode is not None)
         if not cleared:
             # Without a pid namespace: the process group (it outlives its leader while any
             # member lives), then whatever left the group: every process of the sandbox's
             # own uid, or (not root) whatever still carries our HOME in its environment.
             kill(self.proc.pid, lambda pgid: os.killpg(pgid, signal.SIGKILL))
         self.proc.wait()
-        if not cleared:
+        if not cleared and self.untrusted:
             if self.uid is not None:
                 kill_uid(self.uid)
             kill_tagged(self.tag)  # in case the worker could not become its uid
+        self.family.close()
         return ended
 
 
@@ -329,15 +369,6 @@ def kill_tagged(tag: bytes) -> None:
             return
 
 
-def children_of(pid: int) -> list[int]:
-    """The pids whose parent is ``pid`` (one scan of /proc)."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit() and parent_of(int(entry.name)) == pid:
-            found.append(int(entry.name))
-    return found
-
-
 def parent_of(pid: int) -> int | None:
     try:
         with open(f"/proc/{pid}/stat", "rb") as file:
@@ -346,10 +377,12 @@ def parent_of(pid: int) -> int | None:
         return None
 
 
-def describe_exit(code: int | None, bwrap: bool) -> str:
+def describe_exit(code: int | None, wrapped: bool) -> str:
+    """How the worker ended, from the status of the process the grader started: itself,
+    or one that passes a signal N on as status 128 + N (bubblewrap, the supervisor)."""
     if code is None:
         return ""
-    if code < 0 or (bwrap and code > 128):
+    if code < 0 or (wrapped and code > 128):
         number = -code if code < 0 else code - 128
         try:
             name = signal.Signals(number).name

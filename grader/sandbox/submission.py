@@ -18,7 +18,7 @@ import warnings
 from pathlib import Path
 
 from grader.sandbox.protocol import text_of
-from provided.course import course_module
+from provided.course import course_module, provided_aliases
 from provided.python2 import import_hint, python2_fix, python2_hint, python2_message
 from provided.source import SourceError, read_source
 
@@ -101,11 +101,16 @@ class LoadError(Exception):
 def course_imports(source: str) -> tuple[str, ...]:
     """The course's modules ``source`` imports, as it names them (it is not run): a file
     written for the course needs them provided to be imported anywhere but the sandbox.
+    A module it imports as ``provided`` that is none of the course's (its own copy of the
+    board module, ``import tictactoe_board as provided``) is given ``provided`` too
+    (``provided.course.provided_aliases``), and named here last.
 
     >>> course_imports("import poc_ttt_provided as provided\\nimport math")
     ('poc_ttt_provided',)
     >>> course_imports("from provided import TTTBoard")
     ()
+    >>> course_imports("import random\\nimport tictactoe_board as provided")
+    ('tictactoe_board',)
     """
     try:
         tree = ast.parse(source)
@@ -118,7 +123,8 @@ def course_imports(source: str) -> tuple[str, ...]:
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.append(node.module)
             names += [f"{node.module}.{alias.name}" for alias in node.names]
-    return tuple(dict.fromkeys(name for name in names if course_module(name) is not None))
+    found = [name for name in names if course_module(name) is not None]
+    return tuple(dict.fromkeys(found + sorted(provided_aliases(source))))
 
 
 def read_submission(path: Path) -> tuple[bytes, str]:

@@ -13,7 +13,10 @@ instructor runs the class from the same place.
     app         the Starlette application: the middleware, the routes of pages/ and lti/
     server      uvicorn on a socket already listening (Nagle off, a header deadline)
     logtext     text from outside made safe for one log line
-    command     ``python -m grader serve`` (the only part that prints)
+    read_only   ``serve --read-only``: a private copy of the course served, every change refused
+    command     ``python -m grader serve`` (the only part that prints), with serve_refusal
+                (what it says when its options cannot be done) and serve_files (its
+                roster, deadlines and links files)
 
 Imports run one way: ``command`` and ``app`` above ``pages/`` and ``lti/``, those above
 ``queue``, ``settings`` and ``sessions``, and all of them above ``course/`` (whose one call

@@ -1,5 +1,6 @@
 """The web application of ``grader serve``: student pages, the JSON API, static files, and
-the instructor's routes (``grader.service.pages.instructor``).
+the instructor's routes (``grader.service.pages``: ``instructor``, ``roster_routes``,
+``gradebook_routes``, ``config_routes``, ``similarity_routes``, ``records_routes``, ...).
 
     app = create_app(ServiceSettings(data=Path("ttt-course")))
     uvicorn.run(app)
@@ -38,14 +39,16 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from grader.service import lti, sessions
+from grader.service import lti, read_only, sessions
 from grader.service.course import auth, course_dates
+from grader.service.course.checking import Checker
 from grader.service.course.folder import secure_course_folder
 from grader.service.course.intake import show_size
 from grader.service.course.storage import Store
 from grader.service.course.times import format_time
-from grader.service.pages import (assignments_routes, course_dates_routes, instructor,
-                                  records_routes, signin, student_routes)
+from grader.service.pages import (assignments_routes, config_routes, course_dates_routes,
+                                  gradebook_routes, instructor, records_routes, roster_routes,
+                                  signin, similarity_routes, student_routes)
 from grader.service.pages.pages import (CSP, REQUEST_OVERHEAD, SECURITY_HEADERS, base_context,
                                         error_response, route_path)
 from grader.service.queue import GradingQueue
@@ -173,7 +176,7 @@ async def _http_error(request: Request, problem: Exception) -> Response:
     status = problem.status_code
     if status == 413:
         limit = show_size(request.app.state.settings.max_size)
-        message = f"the request is too large: the limit for mm_player.py is {limit}"
+        message = f"the request is too large: the limit for a hand-in's file is {limit}"
     elif status == 404 and problem.detail in ("Not Found", None):
         message = "there is no such page"
     elif status == 405:
@@ -264,6 +267,9 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if settings.read_only:           # a copy looked at: nothing graded, nothing sent
+            yield
+            return
         recovered = queue.start()
         if recovered:
             log.info("queued again %d submissions a stopped server was grading", recovered)
@@ -278,6 +284,10 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         *student_routes.routes,
         *signin.routes,
         *instructor.routes,
+        *roster_routes.routes,
+        *gradebook_routes.routes,
+        *config_routes.routes,
+        *similarity_routes.routes,
         *records_routes.routes,
         *course_dates_routes.routes,
         *assignments_routes.routes,
@@ -291,13 +301,14 @@ def create_app(settings: ServiceSettings, store: Store | None = None,
         Middleware(BodyLimit, limit=settings.max_size * 4 + REQUEST_OVERHEAD),
         Middleware(sessions.ServerSessions, sessions=server_sessions,
                    identify_hash=store.identify_hash),
-    ]
+    ] + ([Middleware(read_only.ReadOnlyDoor)] if settings.read_only else [])
     handlers: dict[Any, Any] = {HTTPException: _http_error, auth.Refusal: _refused,
                                 ClientDisconnect: _client_left, Exception: _unexpected}
     app = Starlette(routes=routes, middleware=middleware, exception_handlers=handlers,
                     lifespan=lifespan)
     app.state.store = store
     app.state.queue = queue
+    app.state.checker = Checker()          # hand-ins are read in a child, never here
     app.state.settings = settings
     app.state.sessions = server_sessions
     app.state.templates = templates

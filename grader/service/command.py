@@ -5,28 +5,33 @@
     python -m grader serve --data course --links > links.csv # every sign-in link, for a mail merge
     python -m grader serve --data course --deadlines extensions.csv   # students' own deadlines
     python -m grader serve --data course --assignment minimax --assignment montecarlo
+    python -m grader serve --data /var/backups/ttt-grader/2026-12-01 --read-only --port 8001
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import dataclasses
+import datetime
 import logging
 import os
 import socket
+import sqlite3
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from grader.classroom.run import DEFAULT_TIMEOUT, GradingOptions
+from grader.service import serve_refusal
+from grader.service.serve_files import (import_deadlines, import_roster, links_are_a_file,
+                                        print_links)
 from grader.service.course import course_config, course_dates, record_queries, serving_lock
-from grader.service.course.deadline_csv import DeadlineError, read_deadlines_csv
+from grader.service.course.deadline_csv import DeadlineError
 from grader.service.course.intake import show_size
 from grader.service.course.records import LatePolicy, PolicyError
 from grader.service.course.storage import Store
 from grader.service.course.times import course_zone, format_time, parse_time, show_time
 from grader.service.queue import QueueOptions
-from grader.suite import table
 
 EXIT_OK, EXIT_USAGE = 0, 2
 DEFAULT_PORT = 8000
@@ -37,22 +42,8 @@ DEMO_STUDENTS = (("demo1", "Ada Demo", "ada@example.org"),
 REMEMBERED = ("deadline", "late_deadline", "per_hour", "max_size", "late_penalty", "timezone",
               "base_url", "port")
 DEFAULTS = {"per_hour": "10", "max_size": str(256 * 1024), "late_penalty": "none"}
-LINKS_COLUMNS = ["student_id", "name", "email", "link"]
-# The options that change the course's dates (which the page and the API change while it
-# serves), its settings (read once, when a server starts) and its records: all refused while
-# a server serves the folder.
-DATE_OPTIONS = (("deadline", "--deadline"), ("late_deadline", "--late-deadline"),
-                ("late_penalty", "--late-penalty"))
-SETTING_OPTIONS = (("timezone", "--timezone"), ("per_hour", "--per-hour"),
-                   ("max_size", "--max-size"), ("base_url", "--base-url"),
-                   ("adopt_config", "--adopt-config"))
-RECORD_OPTIONS = (("deadlines", "--deadlines"), ("roster", "--roster"), ("demo", "--demo"))
-# What the refusal names as read when a server starts: the settings, and the configuration
-# (which --adopt-config adopts: the command it gives must carry it). --config is not among
-# the options that change the course: with --links it changes nothing.
-STARTING_OPTIONS = (("config", "--config"),) + SETTING_OPTIONS
-COURSE_API = "/api/course"
 COMMAND_LINE = "command line"      # who made a change given on the command line
+serving_refusal = serve_refusal.serving_refusal     # what a second server says (kept here too)
 
 HELP_EPILOG = """\
 the first start on an empty DIR creates the course (DIR/course.sqlite3 and DIR/secret.key,
@@ -69,11 +60,16 @@ examples:
   python -m grader serve --data course --deadlines extensions.csv    # then it exits
   python -m grader serve --data course --late-penalty 10%/day,max=50% --timezone Europe/Paris
   python -m grader serve --data course --assignment minimax --assignment montecarlo
+  python -m grader serve --data backup-folder --read-only --port 8001   # look, change nothing
 
-a course holds assignments (the minimax until another is added): --assignment NAME adds
-one (open, last in the course's order; it stays in the course); the Assignments page
-(/instructor/assignments) and POST /api/assignments add, order, open and close them while
-it serves.
+a course holds assignments (a new one: the minimax): --assignment NAME adds one (open,
+last in the course's order), keeping every other, except on the start that makes the
+course, where the --assignment options say what it holds; the Assignments page
+(/instructor/assignments) and /api/assignments add, order, open, close and take out (while
+it has no hand-ins) them while it serves.
+
+--read-only serves a copy of DIR (a backup, say) and changes nothing of it: nothing is
+graded or sent to an LMS, every change is refused, the port is not kept.
 
 --deadline, --late-deadline, --late-penalty, --timezone, --per-hour, --max-size, the port
 and --base-url are remembered in DIR (give --deadline none to remove one). While a server
@@ -125,7 +121,9 @@ def register(commands: argparse._SubParsersAction,
                              "the instructor) and exit")
     parser.add_argument("--deadlines", type=Path, metavar="CSV",
                         help="give students their own deadlines from a CSV "
-                             "student_id,deadline,late_deadline (extensions), then exit")
+                             "student_id,deadline,late_deadline (extensions; an optional "
+                             "assignment column says which assignment each is for, else the "
+                             "course's first), then exit: all of them, or none")
     parser.add_argument("--lti-platform", type=Path, metavar="FILE.json",
                         help="store an LMS (an LTI 1.3 platform: issuer, client_id, "
                              "deployment_ids, auth_login_url, auth_token_url, key_set_url), "
@@ -166,6 +164,11 @@ def register(commands: argparse._SubParsersAction,
                         help="serve HTTPS with this private key (and --ssl-certfile)")
     parser.add_argument("--ssl-certfile", type=Path, metavar="PATH",
                         help="serve HTTPS with this certificate chain")
+    parser.add_argument("--read-only", action="store_true",
+                        help="look at the course (a backup, say) without changing anything of "
+                             "its folder: a copy of it is served (removed when the server "
+                             "stops), nothing is graded or sent to an LMS, every change is "
+                             "refused, and the port is not kept (default: any free one)")
     parser.add_argument("--quiet", action="store_true", help="log only warnings and errors")
     add_grading_options(parser)
     # Not grade's "grade as this assignment": each hand-in is graded as its own assignment,
@@ -176,8 +179,9 @@ def register(commands: argparse._SubParsersAction,
                              "through the grader.assignments entry points) to the course, "
                              "open and last in its order, then serve; repeat it to add "
                              "several (--assignment minimax --assignment montecarlo); one the "
-                             "course holds already is left as it is. A course holds the "
-                             "minimax until another is added")
+                             "course holds already is left as it is. Adding keeps what the "
+                             "course holds (a new course: the minimax), except on the start "
+                             "that makes the course: there these say what it holds")
     parser.set_defaults(func=serve_command)
 
 
@@ -232,72 +236,6 @@ def remembered_settings(store: Store, args: argparse.Namespace) -> dict[str, str
     return {key: saved.get(key, DEFAULTS.get(key, "")) for key in REMEMBERED}
 
 
-def _entry(entry: Any) -> tuple[str, str, str]:
-    """A roster entry as (id, name, email)."""
-    if isinstance(entry, tuple):
-        return entry
-    student_id = getattr(entry, "student_id", None) or getattr(entry, "id")
-    return str(student_id), str(getattr(entry, "name", "") or ""), \
-        str(getattr(entry, "email", "") or "")
-
-
-def import_roster(store: Store, path: Path) -> tuple[int, int]:
-    """Read ``path`` with the instructor side's roster reader and update the students (a
-    line without an id keeps the id the course gave its email); its notes are said."""
-    from grader.classroom.roster import load_roster
-    roster = load_roster(path, known_emails(store),
-                         [student.id for student in store.students()])
-    for note in roster.notes:
-        _say(f"python -m grader serve: note: {note}")
-    return store.upsert_students([_entry(entry) for entry in roster.entries],
-                                 {entry.student_id: roster.identifiers(entry)
-                                  for entry in roster.entries})
-
-
-def known_emails(store: Store) -> dict[str, str]:
-    """The course's students' ids by email in lower case (for a roster line without an id)."""
-    return {student.email.casefold(): student.id for student in store.students()
-            if student.email}
-
-
-def print_links(store: Store, base_url: str, rows: Iterable[str] | None = None,
-                bom: bool = True) -> None:
-    """CSV student_id,name,email,link on stdout (only ``rows``' ids, when given), as the
-    other CSVs are: cells safe from spreadsheets' formulas, and UTF-8 with a byte-order
-    mark when ``bom`` (what Excel needs to read accents in ``--links > links.csv``; a
-    terminal shows it as a stray character, so not there)."""
-    wanted = None if rows is None else set(rows)
-    lines = [{"student_id": link.student_id, "name": link.name, "email": link.email,
-              "link": link.link}
-             for link in store.student_links(base_url)
-             if wanted is None or link.student_id in wanted]
-    text = table.csv_text(LINKS_COLUMNS, lines)
-    if not bom:
-        text = text.removeprefix(table.BOM)
-    sys.stdout.flush()
-    sys.stdout.buffer.write(text.encode("utf-8"))
-    sys.stdout.buffer.flush()
-
-
-def links_are_a_file() -> bool:
-    """Whether ``--links`` writes to a file (or a pipe), which gets Excel's byte-order mark,
-    rather than to a terminal, which would show it as garbage."""
-    try:
-        return not sys.stdout.isatty()
-    except (AttributeError, ValueError):      # closed or replaced: not a terminal
-        return True
-
-
-def import_deadlines(store: Store, path: Path, zone: Any) -> int:
-    """Give students their own deadlines from the CSV at ``path``: all, or none."""
-    from grader.service.pages.records_routes import store_deadlines
-    try:
-        text = path.read_bytes().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise DeadlineError(f"{path} is not UTF-8 text: save it as CSV UTF-8") from None
-    return store_deadlines(store, read_deadlines_csv(text, zone, str(path)), who=COMMAND_LINE)
-
-
 def serve_command(args: argparse.Namespace) -> int:
     """``python -m grader serve``: the front end."""
     from grader.service import app as web
@@ -309,6 +247,8 @@ def serve_command(args: argparse.Namespace) -> int:
         return _error("give both --ssl-keyfile and --ssl-certfile (or neither)")
     if args.adopt_config and args.config is None:
         return _error("--adopt-config adopts the --config given with it: give --config FILE")
+    if args.read_only:
+        return _serve_read_only(args)
     grading = GradingOptions.from_args(args)
     assignments = list(dict.fromkeys(args.assignments))
     try:       # a bad configuration would fail every grading run: refuse it now, as grade does
@@ -324,12 +264,19 @@ def serve_command(args: argparse.Namespace) -> int:
             load_roster(args.roster)
         except RosterError as problem:
             return _error(str(problem))
+    if args.deadlines is not None:    # likewise a deadlines file (read again in the course's
+        try:                          # time zone once the course is open)
+            import_deadlines(None, args.deadlines, datetime.timezone.utc)
+        except OSError as problem:
+            return _error(f"cannot read {args.deadlines}: {problem}")
+        except DeadlineError as problem:
+            return _error(str(problem))
     lock = None      # held while this process changes the course or serves it
-    if _changes_the_course(args) or not _exits_at_once(args):
+    if serve_refusal.changes_the_course(args) or not serve_refusal.exits_at_once(args):
         try:
             lock = serving_lock.take(args.data)
         except serving_lock.Serving as serving:
-            return _error(serving_refusal(args, serving))
+            return _error(serve_refusal.serving_refusal(args, serving))
         except OSError as problem:
             return _error(f"cannot use {args.data} as the course's folder: {problem}")
     try:
@@ -358,13 +305,13 @@ def serve_command(args: argparse.Namespace) -> int:
     stored_url = settings["base_url"]
     if args.deadlines is not None:
         try:
-            count = import_deadlines(store, args.deadlines, zone)
+            counts = import_deadlines(store, args.deadlines, zone)
         except OSError as problem:
             return _error(f"cannot read {args.deadlines}: {problem}")
         except (DeadlineError, RecordError) as problem:
             return _error(str(problem))
-        _say(f"{args.deadlines}: {count} students' own deadlines set (the course's "
-             "deadline holds for the others)")
+        from grader.service.pages.records_routes import deadlines_said
+        _say(f"{args.deadlines}: {deadlines_said(counts)}")
         return EXIT_OK
     if args.lti_platform is not None:
         from grader.service import lti
@@ -399,7 +346,8 @@ def serve_command(args: argparse.Namespace) -> int:
         args.port = int(settings["port"]) if settings["port"].isdigit() else DEFAULT_PORT
     for name in assignments:
         try:
-            added = course_config.course_assignment(store, name, who=COMMAND_LINE)
+            added = course_config.course_assignment(store, name, who=COMMAND_LINE,
+                                                    new_course=first_token is not None)
         except course_config.ConfigChanged as problem:
             return _error(str(problem))
         _say(f"--assignment {name}: {added or 'the course holds it already'}")
@@ -437,7 +385,10 @@ def serve_command(args: argparse.Namespace) -> int:
         application = web.create_app(service, store)
     except ImportError as problem:
         return _error(str(problem))
-    _describe(service, course_dates.read(store), args, decided)
+    if args.config is not None:
+        _say(f"--config: {decided}")
+    _describe(service, course_dates.read(store), args,
+              course_config.grading_described(store, grading.config))
     print(f"Serving on {base_url}/" if base_url == listening else
           f"Serving on {listening}/ (links: {base_url}/)", flush=True)
     try:
@@ -447,69 +398,49 @@ def serve_command(args: argparse.Namespace) -> int:
             lock.close()            # the process ending lets go of it as well
 
 
-def _given(args: argparse.Namespace, options: tuple[tuple[str, str], ...]) -> list[str]:
-    """The command-line flags among ``options`` that ``args`` gives."""
-    return [flag for name, flag in options if getattr(args, name, None) not in (None, False)]
-
-
-def _changes_the_course(args: argparse.Namespace) -> bool:
-    return bool(_given(args, DATE_OPTIONS) or _given(args, SETTING_OPTIONS)
-                or _given(args, RECORD_OPTIONS))
-
-
-def _exits_at_once(args: argparse.Namespace) -> bool:
-    """Whether the command prints or stores something and exits without serving."""
-    return bool(args.links or args.renew_instructor or args.lti_platform is not None
-                or args.deadlines is not None)
-
-
-def serving_refusal(args: argparse.Namespace, serving: serving_lock.Serving) -> str:
-    """What to say when a server serves the folder: nothing was changed, and how to change
-    what was given (the dates and the records: the page or the API, which change them while
-    it serves; the other settings: restart the server with them).
-
-    >>> import argparse
-    >>> args = argparse.Namespace(data=Path("course"), late_deadline="2026-12-05T23:59")
-    >>> print(serving_refusal(args, serving_lock.Serving(Path("course"), "42")))
-    a server is serving course/ (process 42): nothing was changed (--late-deadline given). The course's dates change while it serves: on the page (Course dates, /instructor/course), or PUT /api/course with the instructor's token and a JSON body such as {"late_deadline": "2026-12-05T23:59"} (no zone: the course's time zone).
-    """
-    dates = _given(args, DATE_OPTIONS)
-    settings, records = _given(args, STARTING_OPTIONS), _given(args, RECORD_OPTIONS)
-    adding = ("Assignments are added while it serves: on the page (Assignments, "
-              "/instructor/assignments), or POST /api/assignments with the instructor's token "
-              "and a JSON body such as {\"name\": \"montecarlo\"}."
-              if getattr(args, "assignments", None) else "")
-    if not dates and not settings and not records:
-        return " ".join(filter(None, (
-            f"{serving}: one server serves a course folder. `python -m grader serve "
-            f"--data {args.data} --links` prints its links (it exits at once).", adding)))
-    parts = [f"{serving}: nothing was changed ({', '.join(dates + settings + records)} "
-             "given)."]
-    if dates:
-        given = {name: str(getattr(args, name)) for name, _ in DATE_OPTIONS
-                 if getattr(args, name, None) is not None}
-        body = json.dumps({name: None if value.lower() == "none" and name != "late_penalty"
-                           else value for name, value in given.items()})   # null: remove
-        parts.append("The course's dates change while it serves: on the page (Course dates, "
-                     f"/instructor/course), or PUT {COURSE_API} with the instructor's token "
-                     f"and a JSON body such as {body} (no zone: the course's time zone).")
-    if settings:
-        stop = f"kill {serving.pid}" if serving.pid else "stop its process"
-        options = " ".join(flag if getattr(args, name) is True
-                           else f"{flag} {getattr(args, name)}"
-                           for name, flag in STARTING_OPTIONS if name in vars(args)
-                           and getattr(args, name) not in (None, False))
-        parts.append("The course's settings are read when the server starts: stop "
-                     f"it (Ctrl-C where it runs, or {stop}), then start it with them: "
-                     f"python -m grader serve --data {args.data} {options}")
-    if "--deadlines" in records:
-        parts.append("Students' own deadlines change while it serves: upload the CSV on the "
-                     "page (Roster and links), or PUT /api/students/ID/deadline with the "
-                     "instructor's token.")
-    if "--roster" in records or "--demo" in records:
-        parts.append("The roster changes while it serves: upload it on the page (Roster and "
-                     "links).")
-    return " ".join(filter(None, (*parts, adding)))
+def _serve_read_only(args: argparse.Namespace) -> int:
+    """``serve --read-only``: a copy of the folder served, every change refused, nothing of
+    the folder written (:mod:`grader.service.read_only`)."""
+    from grader.service import app as web, read_only
+    from grader.service.course import auth
+    from grader.service.course.schema import SchemaError
+    refusal = serve_refusal.read_only_refusal(args)
+    if refusal:
+        return _error(refusal)
+    try:
+        copy = read_only.snapshot(args.data)
+    except (read_only.NotACourse, OSError) as problem:
+        return _error(str(problem))
+    store = None
+    try:
+        try:      # a folder of an older schema is migrated here, in the copy only
+            store = Store(copy / web.DATABASE, auth.load_secret(copy))
+            listener = socket.create_server((args.host, args.port or 0), reuse_port=False)
+        except (SchemaError, sqlite3.DatabaseError, OSError, ValueError) as problem:
+            return _error(f"cannot serve {args.data} read-only: {problem}")
+        url = f"{'https' if args.ssl_certfile else 'http'}://{_url_host(args.host)}:" \
+              f"{listener.getsockname()[1]}"
+        saved = {**DEFAULTS, **store.settings()}
+        chosen = course_config.course_config(store)
+        grading = dataclasses.replace(GradingOptions.from_args(args), assignment=None,
+                                      config=chosen if chosen and chosen.is_file() else None)
+        service = web.ServiceSettings(
+            data=copy, base_url=url, queue=QueueOptions(grading, args.jobs),
+            per_hour=int(saved["per_hour"]), max_size=int(saved["max_size"]),
+            timezone=saved.get("timezone", ""), read_only=True)
+        _configure_logging(args.quiet)
+        application = web.create_app(service, store)
+        _say(read_only.described(copy, args.data))
+        _describe(service, course_dates.read(store), args,
+                  course_config.grading_described(store, grading.config))
+        print(f"The course's links sign in here, e.g. the instructor's: "
+              f"{url}/s/{store.instructor_token()}", flush=True)
+        print(f"Serving read-only on {url}/", flush=True)
+        return _run(application, listener, args)
+    finally:
+        if store is not None:
+            store.close()
+        read_only.remove(copy)
 
 
 BASE_URL_GIVEN = "base_url_given"   # a setting: "yes" when base_url came from --base-url
@@ -578,13 +509,15 @@ def _first_start(args: argparse.Namespace, base_url: str, token: str) -> None:
           f"links.csv\n", flush=True)
 
 
-def _describe(settings: Any, dates: Any, args: argparse.Namespace, decided: str) -> None:
+def _describe(settings: Any, dates: Any, args: argparse.Namespace, graded: str) -> None:
     deadlines = dates.deadlines
     zone = settings.zone
-    parts = [f"grading under {decided}", f"{args.jobs} at a time"
+    parts = [graded, f"{args.jobs} at a time"
              + (f" on {args.scheduler}" if args.scheduler else " on this machine"),
              f"limits: {settings.per_hour or 'no limit'} per hour, "
              f"{show_size(settings.max_size)}"]
+    if settings.read_only:
+        parts[1] = "none at a time (read-only: nothing is graded)"
     if deadlines.deadline:
         parts.append(f"deadline {show_time(deadlines.deadline, zone)}"
                      + (f", late until {show_time(deadlines.late_deadline, zone)}"

@@ -33,6 +33,9 @@ class ServiceSettings:
     late_policy: LatePolicy | None = None
     timezone: str = ""                  # the course's time zone for people ("": the server's)
     lti_allow_private: bool = False     # LTI registration may call private addresses
+    # serve --read-only (grader.service.read_only): a copy of the course, looked at; no
+    # grading, no LMS, every change refused.
+    read_only: bool = False
 
     @property
     def visibility(self) -> str:

@@ -26,7 +26,7 @@ import pytest
 
 from grader.assignments import get as get_assignment
 from grader.judge.results import GradeResult, ItemResult
-from grader.sandbox import LoadError, Sandbox
+from grader.sandbox import LoadError, Sandbox, SandboxError
 from grader.sandbox.cpu import beside
 from grader.suite.config import Config
 from grader.suite.plugin import GradingPlugin
@@ -52,8 +52,11 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
     assignment = get_assignment(options.config.assignment)
     base = dict(submission=str(submission), student_id=options.student_id,
                 assignment=assignment.name, assignment_note=options.assignment_note)
+    # Its hidden checks, and any more the instructor gave, stay out of the student's reach
+    # (checked where only file permissions would keep them so: no bubblewrap, no Landlock).
     sandbox = Sandbox(submission, require=assignment.functions,
-                      constants=assignment.constants)
+                      constants=assignment.constants,
+                      private=(*assignment.suite, *options.checks))
     try:
         # An item with 0 points is off: it shows only when it checked something.
         nothing = tuple(ItemResult(name, points) for name, points in weights.items() if points)
@@ -70,6 +73,11 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
                 prepared.cancel()
                 return GradeResult(**base, items=nothing, load_error=problem.message,
                                    load_kind=problem.kind, isolation=sandbox.isolation,
+                                   wall_seconds=time.perf_counter() - started)
+            except SandboxError as problem:  # this machine cannot confine it: not graded
+                prepared.cancel()
+                return GradeResult(**base, items=nothing,
+                                   grader_error=f"the student's code was not run: {problem}",
                                    wall_seconds=time.perf_counter() - started)
             except KeyboardInterrupt:  # Ctrl-C or SIGTERM before the suite began
                 prepared.cancel()

@@ -346,9 +346,9 @@ def _header(result: GradeResult, student_name: str = "") -> list[str]:
             lines += _indent(output, 4)
     for cause in causes(result):
         lines += [""] + cause.lines(result)
-    note = import_note(result)
-    if note:
-        lines += [""] + wrap(note)
+    for note in (import_note(result), alias_note(result)):
+        if note:
+            lines += [""] + wrap(note)
     return lines
 
 
@@ -363,6 +363,23 @@ def import_note(result: GradeResult) -> str:
     names = " and ".join(f"{name}(...)" for name in dict.fromkeys(result.import_calls))
     return (f"note: your file calls {names} when it is imported; the grader skipped that "
             f"call (running the file itself, python3 {file_name(result)}, still plays).")
+
+
+def alias_note(result: GradeResult) -> str:
+    """One line on each module the file imports as ``provided`` that is none of the
+    course's (its own copy of the board module): the grader gave it the course's.
+
+    >>> print(alias_note(GradeResult("g.py", "g", course_imports=("tictactoe_board",)))[:63])
+    note: your file imports tictactoe_board as provided; the grader
+    """
+    from provided.course import course_module
+    aliases = [name for name in result.course_imports if course_module(name) is None]
+    if not aliases:
+        return ""
+    names = " and ".join(aliases)
+    return (f"note: your file imports {names} as provided; the grader gave it the course's "
+            "board module (poc_ttt_provided) in its place, so your calls ran against the "
+            "course's TTTBoard and rules, not your copy's.")
 
 
 def _footer(result: GradeResult, visibility: str) -> list[str]:

@@ -68,7 +68,7 @@ def main(count: int = 6, submission: Path = CORRECT) -> None:
             out = work / f"out{jobs}"
             walls[jobs], cpus[jobs] = timed([*GRADER, "batch", str(source), "--out", str(out),
                                              "--jobs", str(jobs), "--quiet"])
-            done = len(list((out / "results").glob("*.json")))
+            done = len(list((out / "results").glob("*/*.json")))
             assert done == count, f"{done} results of {count}"
             print(f"  batch --jobs {jobs}: {walls[jobs]:6.1f} s wall, "
                   f"{walls[jobs] / count:5.2f} s wall and {cpus[jobs] / count:5.2f} s grader CPU "

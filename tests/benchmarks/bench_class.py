@@ -126,9 +126,12 @@ def build_class(folder: Path, size: int) -> dict[str, str]:
 
 
 def note_finished(results: Path, finished: dict[str, float], now: float) -> None:
-    """Note the time ``now`` for each result in ``results`` not seen before."""
+    """Note the time ``now`` for each result in ``results`` (a folder per assignment) not
+    seen before."""
     try:
-        names = [entry.name for entry in os.scandir(results) if entry.name.endswith(".json")]
+        names = [f"{folder.name}/{entry.name}" for folder in os.scandir(results)
+                 if folder.is_dir() for entry in os.scandir(folder.path)
+                 if entry.name.endswith(".json")]
     except OSError:   # not made yet
         return
     for name in names:

@@ -35,7 +35,6 @@ import asyncio
 import multiprocessing
 import os
 import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,8 +42,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-import httpx
-from serving import clean_up, roster_tokens, start_serving
+from serving import (bench_parser, clean_up, client_options, measure, roster_tokens, show,
+                     start_serving)
 
 HERE = Path(__file__).resolve().parent
 PROJECT = HERE.parent.parent
@@ -55,22 +54,15 @@ TARGET_P95_MS = 200.0
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = bench_parser(__doc__, "the attack")
     parser.add_argument("--attackers", type=int, default=400,
                         help="slow-body connections held open (default 400)")
-    parser.add_argument("--seconds", type=float, default=60.0,
-                        help="how long the attack lasts (default 60, at most 600)")
     parser.add_argument("--trickle", type=float, default=1.0, metavar="SECONDS",
                         help="an attacker sends one byte every SECONDS (default 1)")
     parser.add_argument("--nofile", type=int, default=1024, metavar="N",
                         help="the server's file limit, soft and hard (ulimit -n -H; default "
                         "1024; the server raises its soft limit up to the hard one)")
-    parser.add_argument("--rate", type=float, default=20.0,
-                        help="the normal client's requests a second (default 20)")
-    parser.add_argument("--baseline", type=float, default=10.0, metavar="SECONDS",
-                        help="the normal client alone first (default 10)")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary folder")
+    client_options(parser)
     args = parser.parse_args(argv)
     if args.attackers < 1 or not 0 < args.seconds <= MAX_SECONDS or args.rate <= 0 \
             or args.trickle <= 0 or args.nofile < 64:
@@ -167,42 +159,7 @@ def attack_process(port: int, args: argparse.Namespace, ready, results) -> None:
 
 # --- the normal client ------------------------------------------------------------------------
 
-def measure(url: str, token: str, rate: float, seconds: float) -> tuple[list[float], Counter]:
-    """Latencies (ms) of requests ``rate`` a second for ``seconds``, each on a fresh
-    connection, and the errors by kind."""
-    latencies: list[float] = []
-    errors: Counter = Counter()
-    paths = ["/api/submissions", "/lti/jwks.json"]
-    until = time.monotonic() + seconds
-    number = 0
-    fresh = httpx.Limits(max_keepalive_connections=0)       # a new connection each time
-    with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT, limits=fresh,
-                      headers={"authorization": f"Bearer {token}"}) as client:
-        while time.monotonic() < until:
-            started = time.monotonic()
-            path = paths[number % len(paths)]
-            number += 1
-            try:
-                answer = client.get(path)
-                if answer.status_code != 200:
-                    errors[f"HTTP {answer.status_code}"] += 1
-                else:
-                    latencies.append(1000 * (time.monotonic() - started))
-            except httpx.HTTPError as problem:
-                errors[type(problem).__name__] += 1
-            time.sleep(max(0.0, 1 / rate - (time.monotonic() - started)))
-    return latencies, errors
-
-
-def show(label: str, latencies: list[float], errors: Counter) -> float:
-    if len(latencies) < 2:
-        print(f"{label}: {len(latencies)} answered, errors {dict(errors)}")
-        return float("inf")
-    cuts = statistics.quantiles(latencies, n=100, method="inclusive")
-    print(f"{label}: {len(latencies)} answered, p50 {cuts[49]:.1f} ms, p95 {cuts[94]:.1f} ms, "
-          f"p99 {cuts[98]:.1f} ms, max {max(latencies):.1f} ms; errors "
-          f"{sum(errors.values())} {dict(errors) if errors else ''}", flush=True)
-    return cuts[94]
+PATHS = ["/api/submissions", "/lti/jwks.json"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
         port = int(url.rsplit(":", 1)[1])
         print(f"serving on {url} (pid {server.pid}), {open_descriptors(server.pid)} "
               "descriptors open at rest", flush=True)
-        show("before the attack", *measure(url, token, args.rate, args.baseline))
+        show("before the attack", *measure(url, token, args.rate, args.baseline, PATHS,
+                                             REQUEST_TIMEOUT))
 
         context = multiprocessing.get_context("spawn")
         ready, results = context.Event(), context.Queue()
@@ -232,9 +190,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"the attack's connections open after {opened_after:.1f} s; the server holds "
               f"{most} descriptors", flush=True)
         remaining = args.seconds - (time.monotonic() - started) - 1.0
-        latencies, errors = measure(url, token, args.rate, max(1.0, remaining))
+        latencies, errors = measure(url, token, args.rate, max(1.0, remaining), PATHS,
+                                    REQUEST_TIMEOUT)
         most = max(most, open_descriptors(server.pid))
-        p95 = show("during the attack", latencies, errors)
+        p95 = show("during the attack", latencies, errors)[0]
         ended = results.get(timeout=args.seconds + 120)
         attackers.join(60)
         print(f"the attack's connections ended: {ended}")
@@ -246,10 +205,7 @@ def main(argv: list[str] | None = None) -> int:
               f"{p95:.1f} ms (target under {TARGET_P95_MS:g} ms)")
         return 0 if p95 < TARGET_P95_MS else 1
     finally:
-        if attackers is not None and attackers.is_alive():
-            attackers.terminate()
-            attackers.join(30)
-        clean_up(server, folder, args.keep)
+        clean_up(server, folder, args.keep, attackers)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from grader import classroom as batch
-from grader.classroom import gradebook, state, summary, unpack
+from grader.classroom import charts, gradebook, state, summary, unpack
 from grader.classroom.run import GRACE_SECONDS
 from grader.classroom import (
     Attempt,
@@ -150,7 +150,8 @@ def test_problems_are_reported_not_fatal(tmp_path: Path) -> None:
     assert problems["Bob"].startswith("duplicate student id")
     assert "Bob.py" in problems["Bob"] and "bob" in problems["Bob"]
     assert problems["empty"] == "empty folder"
-    assert problems["two"].startswith("several .py files and not exactly one named mm_player.py")
+    assert problems["two"] == ("several .py files define the minimax assignment's functions "
+                               "and not exactly one named mm_player.py: two/a.py, two/b.py")
     assert problems["notes"] == "not a .py file: notes.txt"
     assert problems["zipped"] == "no .py file in the folder (found: code.zip)"
     assert problems["binary"] == "binary file, not Python source"
@@ -233,9 +234,9 @@ def test_a_folder_of_files_graded_with_hostile_ones(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "4 to grade, 0 already done, 2 not graded" in done.stderr
     for sid in ("alice", "bob", "mallory", "oscar"):
-        data = json.loads((out / "results" / f"{sid}.json").read_text())
+        data = json.loads((out / "results" / "minimax" / f"{sid}.json").read_text())
         assert data["extra_data"]["student_id"] == sid
-        assert (out / "reports" / f"{sid}.txt").read_text().strip()
+        assert (out / "reports" / "minimax" / f"{sid}.txt").read_text().strip()
     columns, rows = read_gradebook(out)
     assert columns[:3] == ["student_id", "score", "max_score"]
     assert columns[3:3 + len(RUBRIC)] == RUBRIC
@@ -299,7 +300,7 @@ def test_resume_regrades_only_what_is_missing_and_regrade_forces(tmp_path: Path)
         copy(CONSTANT, source / f"{sid}.py")
     out = tmp_path / "out"
     assert run_batch_cli(source, out).returncode == 0
-    results = {sid: out / "results" / f"{sid}.json" for sid in ("alice", "bob", "carol")}
+    results = {sid: out / "results" / "minimax" / f"{sid}.json" for sid in ("alice", "bob", "carol")}
     before = {sid: path.stat().st_mtime_ns for sid, path in results.items()}
     results["bob"].unlink()
 
@@ -366,12 +367,12 @@ def test_sigkill_then_rerun_finishes_without_grading_twice(tmp_path: Path) -> No
                                cwd=HERE.parent)
     try:
         deadline = time.monotonic() + 120
-        while not list((out / "results").glob("*.json")) and time.monotonic() < deadline:
+        while not list((out / "results" / "minimax").glob("*.json")) and time.monotonic() < deadline:
             time.sleep(0.05)
     finally:
         process.kill()
         process.wait()
-    first = {path.stem: path.stat().st_mtime_ns for path in (out / "results").glob("*.json")}
+    first = {path.stem: path.stat().st_mtime_ns for path in (out / "results" / "minimax").glob("*.json")}
     assert 1 <= len(first) < len(ids)
     time.sleep(1.0)     # a grading run orphaned by the kill would write now (it must not)
     assert not _processes_mentioning(str(out)), "a grading run outlived its batch"
@@ -381,9 +382,9 @@ def test_sigkill_then_rerun_finishes_without_grading_twice(tmp_path: Path) -> No
     assert again.returncode == 0, again.stderr
     left = len(ids) - len(first)
     assert f"{left} to grade, {len(first)} already done" in again.stderr
-    assert sorted(path.stem for path in (out / "results").glob("*.json")) == ids
+    assert sorted(path.stem for path in (out / "results" / "minimax").glob("*.json")) == ids
     for sid, mtime in first.items():
-        assert (out / "results" / f"{sid}.json").stat().st_mtime_ns == mtime, sid
+        assert (out / "results" / "minimax" / f"{sid}.json").stat().st_mtime_ns == mtime, sid
     _, rows = read_gradebook(out)
     assert all(rows[sid]["status"] == "graded" for sid in ids)
     assert not list(out.rglob("*.tmp"))
@@ -416,7 +417,7 @@ def test_sigterm_stops_the_batch_and_keeps_what_is_done(tmp_path: Path) -> None:
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                cwd=HERE.parent)
     deadline = time.monotonic() + 60
-    while not (out / "results" / "alice.json").exists() and time.monotonic() < deadline:
+    while not (out / "results" / "minimax" / "alice.json").exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     started = time.monotonic()
     process.send_signal(signal.SIGTERM)
@@ -430,7 +431,7 @@ def test_sigterm_stops_the_batch_and_keeps_what_is_done(tmp_path: Path) -> None:
     _, rows = read_gradebook(out)
     assert rows["alice"]["status"] == "graded"
     assert rows["oscar"]["status"] == f"not graded: {state.INTERRUPTED}"   # and what to do
-    assert not (out / "results" / "oscar.json").exists()
+    assert not (out / "results" / "minimax" / "oscar.json").exists()
     assert not _processes_mentioning(str(out))
 
 
@@ -444,8 +445,8 @@ def test_a_grading_run_over_the_timeout_is_reported(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stderr
     _, rows = read_gradebook(out)
     assert rows["oscar"]["status"].startswith("not graded: grading stopped after")
-    assert not (out / "results" / "oscar.json").exists()
-    assert "grading stopped" in (out / "logs" / "oscar.log").read_text()
+    assert not (out / "results" / "minimax" / "oscar.json").exists()
+    assert "grading stopped" in (out / "logs" / "minimax" / "oscar.log").read_text()
 
 
 def test_usage_errors(tmp_path: Path) -> None:
@@ -528,17 +529,17 @@ def test_failed_grading_runs_are_logged_and_retried(tmp_path: Path) -> None:
     assert rows["bob"]["status"] == ("not graded: the grader failed (exit 1): "
                                      "RuntimeError: the grader broke")
     assert "lost the worker" in rows["carol"]["status"]
-    assert "RuntimeError" in (out / "logs" / "bob.log").read_text()
-    assert (out / "reports" / "alice.txt").read_text() == "the report"
+    assert "RuntimeError" in (out / "logs" / "minimax" / "bob.log").read_text()
+    assert (out / "reports" / "minimax" / "alice.txt").read_text() == "the report"
 
     retry = FakeRunner(lambda job: Attempt(job.submission.student_id, 0, results_json(10.0)))
     again = run_batch(submissions, BatchOptions(out=out), retry)
 
     assert sorted(job.submission.student_id for job in retry.jobs) == ["bob", "carol"]
-    assert again.exit_code == 0 and not (out / "logs" / "bob.log").exists()
+    assert again.exit_code == 0 and not (out / "logs" / "minimax" / "bob.log").exists()
     _, rows = read_gradebook(out)
     assert rows["bob"]["score"] == "10" and rows["alice"]["score"] == "7.5"
-    assert "summary" in (out / "reports" / "bob.txt").read_text()   # rebuilt from the JSON
+    assert "summary" in (out / "reports" / "minimax" / "bob.txt").read_text()   # rebuilt from the JSON
 
 
 def test_a_class_is_never_graded_under_two_configurations_without_a_sign(
@@ -566,7 +567,7 @@ def test_a_class_is_never_graded_under_two_configurations_without_a_sign(
 
     # A --regrade-changed run stopped after alice: the class is mixed, and says so.
     folder = OutputFolder(out)
-    folder.result("alice").write_text(results_json(10.0, new))
+    folder.result("alice", "minimax").write_text(results_json(10.0, new))
     rows = [state.row_for(submission, folder) for submission in submissions]
     assert rows[0].config == state.graded_under(new).fingerprint != rows[1].config
     page = summary.summary_html(rows)
@@ -590,8 +591,9 @@ def test_results_of_an_earlier_grader_are_not_taken_for_this_configurations(
         tmp_path: Path) -> None:
     out = OutputFolder(tmp_path / "out")
     out.prepare()
+    out.result("alice").parent.mkdir()
     out.result("alice").write_text(results_json(10.0, options=None))   # nothing recorded
-    expected = state.graded_under(GradingOptions())
+    expected = {"minimax": state.graded_under(GradingOptions())}
     plan = batch.plan_batch([Submission("alice", CONSTANT)], out, False, expected)
     assert plan.to_grade == () and [s.student_id for s in plan.changed] == ["alice"]
     assert "not recorded" in state.changed_message(plan, out, expected)
@@ -602,12 +604,15 @@ def test_results_of_an_earlier_grader_are_not_taken_for_this_configurations(
 def test_unreadable_results_are_not_taken_for_done(tmp_path: Path) -> None:
     out = OutputFolder(tmp_path / "out")
     out.prepare()
+    out.result("alice").parent.mkdir()
     out.result("alice").write_text('{"score": 1, "tes')           # cut short
-    (out.results / ".bob.json.123.tmp").write_text("{}")            # a write that never ended
+    (out.results / "minimax" / ".bob.json.123.tmp").write_text("{}")   # a write never ended
+    (out.results / ".carol.json.123.tmp").write_text("{}")            # ...of an earlier batch
     plan = batch.plan_batch([Submission("alice", CONSTANT)], out, regrade=False)
     assert [submission.student_id for submission in plan.to_grade] == ["alice"]
     out.prepare()
-    assert not (out.results / ".bob.json.123.tmp").exists()
+    assert not (out.results / "minimax" / ".bob.json.123.tmp").exists()
+    assert not (out.results / ".carol.json.123.tmp").exists()
 
 
 def test_a_second_batch_on_the_same_folder_is_refused(tmp_path: Path) -> None:
@@ -680,7 +685,7 @@ def test_class_statistics_and_charts() -> None:
     stats = summary.ClassStats.of(rows)
     assert stats.item_failures == {"moves": (2, 3)}
     assert stats.not_graded == {"duplicate student id": 1}
-    assert summary.histogram(stats.scores, 20.0, bins=4) == [0, 2, 0, 1]
+    assert charts.histogram(stats.scores, 20.0, bins=4) == [0, 2, 0, 1]
     page = summary.summary_html(rows, title="CS 101 <week 5>")
     assert "CS 101 &lt;week 5&gt;" in page
     assert "67% (2/3)" in page                              # the failure rate of moves

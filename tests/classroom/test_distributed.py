@@ -60,18 +60,18 @@ def test_a_batch_on_the_cluster_then_resumed(cluster, tmp_path: Path) -> None:
     rows = gradebook_rows(out)
     assert rows["alice"]["status"] == "graded" and 0 < float(rows["alice"]["score"]) < 100
     assert rows["binary"]["status"] == "not graded: binary file, not Python source"
-    data = json.loads((out / "results" / "bob.json").read_text())
+    data = json.loads((out / "results" / "minimax" / "bob.json").read_text())
     assert data["extra_data"]["student_id"] == "bob"
     # The task graded its own copy on the worker, not the file here.
     assert data["extra_data"]["submission"] != str(source / "bob.py")
-    mtime = (out / "results" / "alice.json").stat().st_mtime_ns
-    (out / "results" / "bob.json").unlink()
+    mtime = (out / "results" / "minimax" / "alice.json").stat().st_mtime_ns
+    (out / "results" / "minimax" / "bob.json").unlink()
 
     with distributed.Client(cluster) as client:
         again = run_batch(found, BatchOptions(out=out), DaskRunner(client))
 
     assert again.graded == ("bob",) and [s.student_id for s in again.plan.done] == ["alice"]
-    assert (out / "results" / "alice.json").stat().st_mtime_ns == mtime
+    assert (out / "results" / "minimax" / "alice.json").stat().st_mtime_ns == mtime
 
 
 def test_a_stopped_batch_stops_its_tasks(cluster, tmp_path: Path, load_factor: float) -> None:
@@ -89,7 +89,7 @@ def test_a_stopped_batch_stops_its_tasks(cluster, tmp_path: Path, load_factor: f
 
     assert outcome.interrupted and outcome.exit_code == 130
     assert time.monotonic() - started < 15 * load_factor   # stopped, not graded to the end (10 s)
-    assert not (tmp_path / "out" / "results" / "oscar.json").exists()
+    assert not (tmp_path / "out" / "results" / "minimax" / "oscar.json").exists()
     assert gradebook_rows(tmp_path / "out")["oscar"]["status"] == (
         "not graded: the batch was stopped before grading it; run the same command again to "
         "grade it")

@@ -355,13 +355,16 @@ def test_the_build_works_from_a_normal_install_and_its_zip_installs(tmp_path: Pa
 
 def test_a_montecarlo_zip_grades_as_the_montecarlo_assignment(tmp_path: Path) -> None:
     """The assignment chosen at build time is baked in: a Monte Carlo file is graded by the
-    Monte Carlo suite, and a minimax file handed in to it is told what it lacks."""
+    Monte Carlo suite, found by the functions it defines beside its helper file (it scored 0:
+    the autograder looked for mm_player.py), and a minimax file handed in to it is told
+    what it lacks; nothing to grade is said in the Monte Carlo's words and rubric."""
     out = tmp_path / "mc.zip"
     build_autograder(out, GradingOptions(assignment="montecarlo"))
     root = fake_autograder(tmp_path, out)
     correct = (Path(__file__).resolve().parents[2] / "grader" / "assignments" / "montecarlo"
                / "submissions" / "correct_clone.py")
     (root / "submission" / "mc_player.py").write_bytes(correct.read_bytes())
+    (root / "submission" / "helpers.py").write_text("def count_empty(board):\n    return 0\n")
     done, data = run_autograder(root)
     assert done.returncode == 0, done.stderr
     check_gradescope_schema(data)
@@ -372,3 +375,32 @@ def test_a_montecarlo_zip_grades_as_the_montecarlo_assignment(tmp_path: Path) ->
     done, data = run_autograder(root)
     assert data["score"] == 0
     assert "mc_trial(board, player)" in json.dumps(data)
+    for path in (root / "submission").iterdir():
+        path.unlink()
+    done, data = run_autograder(root)
+    check_gradescope_schema(data)
+    assert data["score"] == 0 and "upload your mc_player.py" in data["output"]
+    assert [test["name"] for test in data["tests"]][:2] == ["mc_trial", "mc_update_scores"]
+
+
+def test_a_build_checks_every_option_before_it_writes_anything(tmp_path: Path) -> None:
+    """`build --assignment monte-carlo` wrote the zip, said "upload it to Gradescope" and
+    exited 2: every run of that zip failed. A bad option now writes nothing (an earlier zip
+    at that path stays as it was), and a zip is never left half written."""
+    out = tmp_path / "x.zip"
+    done = subprocess.run([*GRADER, "gradescope", "build", str(out), "--assignment",
+                           "monte-carlo"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "there is no assignment 'monte-carlo'; the assignments are: minimax" in done.stderr
+    assert "upload it" not in done.stdout and not out.exists()
+    out.write_bytes(b"an earlier zip")
+    for bad in (["--timeout", "0"], ["--checks", str(tmp_path / "missing.py")],
+                ["--assignment", "montecarlo", "--config", str(DEFAULT_CFG)]):
+        done = subprocess.run([*GRADER, "gradescope", "build", str(out), *bad],
+                              capture_output=True, text=True)
+        assert done.returncode == 2 and "error:" in done.stderr, bad
+        assert out.read_bytes() == b"an earlier zip", bad
+    (tmp_path / "folder.zip").mkdir()          # cannot be replaced by a file
+    with pytest.raises(OSError):
+        build_autograder(tmp_path / "folder.zip")
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["folder.zip", "x.zip"]

@@ -355,8 +355,8 @@ def test_batch_with_similarity_end_to_end(tmp_path: Path) -> None:
     assert all(rows[sid]["score"] for sid in ("ann", "ben", "cat"))
     assert rows["dora"]["status"] == "not graded: no submission"
     # each report names its student when the batch knows the name
-    assert "Student: Ann Andrews (ann)\n" in (out / "reports" / "ann.txt").read_text()
-    assert "Student: cat\n" in (out / "reports" / "cat.txt").read_text()
+    assert "Student: Ann Andrews (ann)\n" in (out / "reports" / "minimax" / "ann.txt").read_text()
+    assert "Student: cat\n" in (out / "reports" / "minimax" / "cat.txt").read_text()
     page = (out / "summary.html").read_text(encoding="utf-8")
     assert "Test Student" not in page
     section = page.split('<h2 id="similarity">Most similar pairs</h2>')[1].split("<h2>")[0]

@@ -13,6 +13,7 @@ import pytest
 from grader.judge.position import Position
 from grader.sandbox import Sandbox
 from grader.sandbox.clock import ProcessClock
+from fallback import FALLBACK
 
 SUBMISSIONS = Path(__file__).resolve().parent.parent / "submissions"
 # Computes until its own CPU clock has moved by the given seconds, then waits for input.
@@ -67,6 +68,7 @@ def test_a_sandbox_leaves_no_descriptor_open_after_calls_crashes_and_restarts() 
     assert open_descriptors() == before
 
 
+@FALLBACK
 def test_cpu_spent_between_calls_counts_in_the_next_call_and_loading_in_none(
         tmp_path: Path) -> None:
     # A call starts from the reading taken at the last answer (the worker only idles in

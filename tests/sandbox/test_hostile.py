@@ -19,8 +19,11 @@ with status 130, writes the report of what it finished, and leaves no process be
 
 The submissions run under bubblewrap (skipped, with the reason, where it is not usable); a
 representative subset also runs in the fallback (``TTT_GRADER_NO_BWRAP=1``). Where the
-fallback has no Landlock (kernels before 5.13), it does not confine reads, writes or TCP;
-those checks are then skipped with that reason, never asserted.
+fallback has no Landlock (kernels before 5.13), its worker holds no capability and it runs
+only where file permissions keep the grader's files out of reach (tests/sandbox/
+test_confinement.py), which a checkout open to every user does not: the fallback's runs are
+then skipped with that reason. Without Landlock, it confines neither writes to
+world-writable places nor TCP: those checks are skipped with that reason, never asserted.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ import pytest
 
 from grader.sandbox import bwrap_available
 from grader.sandbox.layers import bwrap_problem as _bwrap_problem
+from fallback import FALLBACK, FALLBACK_PROBLEM
 
 HERE = Path(__file__).resolve().parents[1]   # tests/
 HOSTILE = HERE / "submissions" / "hostile"
@@ -144,6 +148,8 @@ NOT_ROOT = ("not root: the sandbox runs as the test runner's own uid, so a fork 
 def _skip_reason(case: Case, mode: str) -> str | None:
     if mode == "bwrap" and not bwrap_available():
         return NO_BWRAP
+    if mode == "fallback" and FALLBACK_PROBLEM is not None:
+        return FALLBACK_PROBLEM
     if case.root_only and not ROOT:
         return NOT_ROOT
     return None
@@ -432,7 +438,7 @@ def test_nothing_is_written_outside_the_box(graded, name, mode):
     assert run.sub_after == run.sub_before
     if not run.confined:
         pytest.skip("the fallback without Landlock does not confine writes to world-writable "
-                    "places (documented in grader/sandbox.py)")
+                    "places (documented in grader/sandbox/box.py)")
     assert run.sentinel_listing == []
     assert not run.tmp_sentinel
 
@@ -443,7 +449,8 @@ def test_no_secret_reaches_the_report(graded, name, mode):
     assert "topsecret" not in run.everything      # the grader's environment
     assert "LEAKED" not in run.everything         # the grader's solver, imported
     if not run.confined:
-        pytest.skip("the fallback without Landlock does not confine reads (documented)")
+        pytest.skip("the fallback without Landlock confines reads by file permissions "
+                    "only (documented)")
     assert "OTHER_STUDENT_SECRET" not in run.everything
     assert "STOLEN:" not in run.everything
 
@@ -521,7 +528,7 @@ def hear_ctrl_c() -> None:
 
 @pytest.mark.parametrize("mode", [
     pytest.param("bwrap", marks=pytest.mark.skipif(not bwrap_available(), reason=NO_BWRAP)),
-    "fallback"])
+    pytest.param("fallback", marks=FALLBACK)])
 @pytest.mark.parametrize("moment", ["at start", "mid-suite"])
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_an_interrupted_grader_exits_130_with_a_report_and_leaves_nothing(

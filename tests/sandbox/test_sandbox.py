@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import textwrap
 import time
-import uuid
 from pathlib import Path
 
 import pytest
@@ -21,12 +20,13 @@ from grader.sandbox import (SANDBOX_UIDS, Limits, LoadError, Opaque, Sandbox, Sa
                             bwrap_available, python2_fix)
 from grader.sandbox.layers import bwrap_problem as _bwrap_problem
 from grader.timing.policy import REFERENCE_4X4_RUNS, REFERENCE_RUNS
+from fallback import FALLBACK
 from provided import EMPTY, PLAYERO, PLAYERX
 
 FIXTURES = Path(__file__).resolve().parents[1] / "submissions" / "sandbox"
 FAST = Limits(load_seconds=5.0)
 NO_BWRAP = f"bubblewrap is not usable here: {_bwrap_problem()}"
-MODES = [pytest.param(False, id="fallback"),
+MODES = [pytest.param(False, id="fallback", marks=FALLBACK),
          pytest.param(True, id="bwrap",
                       marks=pytest.mark.skipif(not bwrap_available(), reason=NO_BWRAP))]
 
@@ -49,37 +49,6 @@ def load_error(path: Path, use_bwrap: bool = False, limits: Limits = FAST) -> Lo
     with pytest.raises(LoadError) as info:
         Sandbox(path, limits, use_bwrap=use_bwrap).start()
     return info.value
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as file:
-            return file.read().rpartition(b")")[2].split()[0] != b"Z"
-    except OSError:
-        return False
-
-
-def marked(marker: str) -> list[int]:
-    """Pids of live processes whose command line holds ``marker``."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/cmdline", "rb") as file:
-                    if marker.encode() in file.read() and alive(int(entry.name)):
-                        found.append(int(entry.name))
-            except OSError:
-                pass
-    return found
-
-
-def wait_for(condition, seconds: float = 5.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
 
 
 # -- answers ---------------------------------------------------------------------------------
@@ -123,6 +92,7 @@ def test_answers_come_back_with_their_exact_types(tmp_path: Path, use_bwrap: boo
     assert isinstance(answers[9].answer, Opaque) and answers[9].answer.type_name == "str"
 
 
+@FALLBACK
 def test_move_wrapper_gets_board_player_and_trials(tmp_path: Path) -> None:
     source = """
         def mm_move(board, player):
@@ -140,6 +110,7 @@ def test_move_wrapper_gets_board_player_and_trials(tmp_path: Path) -> None:
     assert replies[1].answer == (7, PLAYERO, PLAYERO, PLAYERO)  # completing a line loses
 
 
+@FALLBACK
 def test_output_is_kept_per_call(tmp_path: Path) -> None:
     source = """
         import sys
@@ -156,6 +127,7 @@ def test_output_is_kept_per_call(tmp_path: Path) -> None:
     assert quiet.output == ""
 
 
+@FALLBACK
 def test_cpu_time_is_measured(tmp_path: Path) -> None:
     source = """
         def mm_move(board, player):
@@ -416,6 +388,7 @@ def test_the_board_after_the_call_shows_mutation(tmp_path: Path, use_bwrap: bool
     assert fresh.board_after[0] == PLAYERX  # a fresh board each call, moved on again
 
 
+@FALLBACK
 def test_python2_names_at_call_time_get_a_hint(tmp_path: Path) -> None:
     source = """
         def mm_move(board, player):
@@ -436,6 +409,7 @@ HEAVY_MODULES = ("typing", "dataclasses", "inspect", "ast", "importlib.abc",
                  "importlib.resources")
 
 
+@FALLBACK
 def test_the_worker_starts_without_modules_it_does_not_need(tmp_path: Path) -> None:
     source = f"""
         import sys
@@ -460,6 +434,7 @@ def test_course_template_loads_without_playing_a_game(use_bwrap: bool) -> None:
     assert move.answer == (0, 2)
 
 
+@FALLBACK
 def test_play_game_is_real_again_after_import(tmp_path: Path) -> None:
     source = """
         import poc_ttt_provided as provided
@@ -543,6 +518,7 @@ def test_unloadable_files_say_why(tmp_path: Path, use_bwrap: bool, case: str,
     assert expected_words.get(case, "") in error.message
 
 
+@FALLBACK
 def test_a_slow_import_times_out(tmp_path: Path) -> None:
     path = write(tmp_path, "while True:\n    pass\n")
     start = time.monotonic()
@@ -624,33 +600,6 @@ def test_under_bwrap_there_is_no_network_and_no_grader(tmp_path: Path) -> None:
     assert "worker" in visible and "solver" not in visible
 
 
-@pytest.mark.parametrize("setsid", [False, True], ids=["forked", "setsid-daemon"])
-def test_close_leaves_no_process_behind(tmp_path: Path, use_bwrap: bool, setsid: bool) -> None:
-    marker = f"ttt-test-{uuid.uuid4().hex}"
-    source = f"""
-        import os, sys, time
-        def mm_move(board, player):
-            if os.fork() == 0:
-                if {setsid}:
-                    os.setsid()
-                if os.fork() == 0:
-                    os.execv(sys.executable, [sys.executable, "-c",
-                             "import time; time.sleep(60)", {marker!r}])
-                os._exit(0)
-            return 0, (0, 0)
-        """
-    box = Sandbox(write(tmp_path, source), FAST, use_bwrap=use_bwrap)
-    try:
-        box.start()
-        assert box.call("mm_move", Position.empty(1), 2.0).status == "ok"
-        assert wait_for(lambda: marked(marker)), "the daemon never started"
-        pids = marked(marker)
-    finally:
-        box.close()
-    box.close()  # twice is fine
-    assert wait_for(lambda: not any(alive(pid) for pid in pids), 3.0)
-
-
 def zombie_children() -> list[int]:
     """Children of this process that ended and were never waited for."""
     found = []
@@ -695,6 +644,7 @@ def test_as_root_each_sandbox_has_a_uid_of_its_own(tmp_path: Path, use_bwrap: bo
     assert all(uid in SANDBOX_UIDS for uid in uids) and uids[0] != uids[1]
 
 
+@FALLBACK
 def test_a_closed_sandbox_refuses_calls_and_removes_its_folder(tmp_path: Path) -> None:
     source = """
         import os
@@ -719,6 +669,7 @@ def test_isolation_says_which_layers_are_active(tmp_path: Path, use_bwrap: bool)
     assert any(layer.startswith("bubblewrap") for layer in layers) is use_bwrap
 
 
+@FALLBACK
 def test_the_environment_switch_forces_the_fallback(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TTT_GRADER_NO_BWRAP", "1")

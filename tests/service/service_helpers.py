@@ -184,6 +184,26 @@ def serve_in_thread(application: Any, **options: Any) -> Iterator[tuple[int, Any
     stopped on leaving. ``with serve_in_thread(app, header_timeout=1.0) as (port, _): ...``"""
     listener = socket.create_server(("127.0.0.1", 0))   # as command.py makes it: proto 0
     server = page_server.make_server(application, quiet=True, **options)
+    with _running(server, listener):
+        yield listener.getsockname()[1], server
+
+
+@contextmanager
+def serve_without_grading(application: Any) -> Iterator[str]:
+    """``application`` under uvicorn on a free port of 127.0.0.1, in a thread, without its
+    lifespan: nothing handed in is graded (its queue never starts), so a test of what is
+    filed where costs no grade. Its URL, stopped on leaving."""
+    import uvicorn
+    listener = socket.create_server(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(application, lifespan="off", log_level="warning",
+                                           access_log=False))
+    with _running(server, listener):
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+
+
+@contextmanager
+def _running(server: Any, listener: socket.socket) -> Iterator[None]:
+    """``server`` (a uvicorn Server) serving ``listener`` in a thread until the block ends."""
     thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
     thread.start()
     give_up = time.monotonic() + 30
@@ -191,7 +211,7 @@ def serve_in_thread(application: Any, **options: Any) -> Iterator[tuple[int, Any
         assert time.monotonic() < give_up and thread.is_alive(), "the server did not start"
         time.sleep(0.01)
     try:
-        yield listener.getsockname()[1], server
+        yield
     finally:
         server.should_exit = True
         thread.join(30)
@@ -209,3 +229,4 @@ def database_at_version(path: Path, version: int) -> Database:
             db.execute("INSERT INTO settings VALUES ('schema', ?) ON CONFLICT(key) DO UPDATE "
                        "SET value = excluded.value", (str(number),))
     return database
+

@@ -76,7 +76,7 @@ def test_the_class_says_final_score_for_the_final_and_score_for_the_graders(late
 def test_every_submission_json_has_all_four_even_before_it_is_graded(late_course):
     course, _, _ = late_course
     sent = course.api("bob").post("/api/submissions",
-                                  files={"file": ("mm_player.py", b"x = 1\n")})
+                                  files={"file": ("mm_player.py", b"def mm_move(board, player):\n    pass\n")})
     assert sent.status_code == 201, sent.text
     queued = course.api("bob").get(f"/api/submissions/{sent.json()['id']}").json()
     assert _words(queued) == {"assignment": "minimax", "score": None, "penalty": None,

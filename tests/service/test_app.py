@@ -172,7 +172,7 @@ def test_deadlines_mark_late_then_refuse(serve, tmp_path, late_days, status, lat
         future = datetime.now(timezone.utc) + timedelta(days=late_days)
         options += ["--late-deadline", future.isoformat()]
     server = serve(data, *options)
-    answer = _submit(server.client("erin"), b"x = 1\n")
+    answer = _submit(server.client("erin"), b"def mm_move(board, player):\n    pass\n")
     assert answer.status_code == status, answer.text
     if late is None:
         assert "closed" in answer.json()["error"]

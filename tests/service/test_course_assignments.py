@@ -170,6 +170,6 @@ def test_a_new_course_closes_its_minimax_on_the_assignments_page(tmp_path: Path)
         refused = made.api("alice").post("/api/submissions", files={
             "file": ("mm_player.py", b"def mm_move(board, player):\n    return 0, (-1, -1)\n")})
         assert refused.status_code == 400
-        assert refused.json()["error"] == "no assignment of this course takes hand-ins now"
+        assert "no assignment of this course takes hand-ins now" in refused.json()["error"]
     finally:
         made.store.close()

@@ -69,7 +69,7 @@ def test_the_form_moves_the_deadline_and_a_late_hand_in_is_on_time_without_a_res
     after = _latest(course, "bob")
     assert after["late"] is False and after["final_score"] == 90.0
     sent = course.api("alice").post("/api/submissions",
-                                    files={"file": ("mm_player.py", b"x = 1\n")})
+                                    files={"file": ("mm_player.py", b"def mm_move(board, player):\n    pass\n")})
     assert sent.status_code == 201 and sent.json()["late"] is False
     shown = instructor.get(done.headers["location"]).text
     assert "Saved" in shown and deadline.astimezone(PARIS).strftime("%H:%M") in shown

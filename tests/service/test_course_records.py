@@ -121,7 +121,7 @@ def test_an_extension_makes_a_hand_in_after_the_course_deadline_on_time(tmp_path
                              "late_deadline": format_time(NOW + timedelta(days=6))}
     for who in ("alice", "bob"):
         sent = course.api(who).post("/api/submissions",
-                                    files={"file": ("mm_player.py", b"x = 1\n")})
+                                    files={"file": ("mm_player.py", b"def mm_move(board, player):\n    pass\n")})
         assert sent.status_code == 201, sent.text
     late = {row.student: row.late for row in course.store.all_submissions()}
     assert late == {"alice": False, "bob": True}
@@ -145,12 +145,12 @@ def test_an_extension_past_the_course_late_deadline_still_takes_the_hand_in(tmp_
     course = Course(tmp_path / "closed", deadlines=Deadlines(NOW - timedelta(days=2),
                                                              NOW - timedelta(days=1)))
     refused = course.api("bob").post("/api/submissions",
-                                     files={"file": ("mm_player.py", b"x = 1\n")})
+                                     files={"file": ("mm_player.py", b"def mm_move(board, player):\n    pass\n")})
     assert refused.status_code == 403 and "closed" in refused.json()["error"]
     course.api().put("/api/students/alice/deadline",
                      json={"deadline": format_time(NOW + timedelta(hours=5))})
     taken = course.api("alice").post("/api/submissions",
-                                     files={"file": ("mm_player.py", b"x = 1\n")})
+                                     files={"file": ("mm_player.py", b"def mm_move(board, player):\n    pass\n")})
     assert taken.status_code == 201 and taken.json()["late"] is False
     course.store.close()
 
@@ -201,7 +201,7 @@ def test_deadlines_from_a_csv_on_the_page_all_or_nothing(course: Course):
             "bob,2026-12-09T12:00,\n")
     answer = teacher.post("/instructor/deadlines", data={"csrf": token},
                           files={"deadlines": ("extensions.csv", good.encode())})
-    assert answer.status_code == 200 and "2 students" in answer.text
+    assert answer.status_code == 200 and "2 own deadlines set (minimax: 2)" in answer.text
     assert set(record_queries.own_deadlines(course.store)) == {"alice", "bob"}
 
 
@@ -296,7 +296,7 @@ def test_a_file_chosen_and_code_pasted_at_once_is_refused_saying_which_to_keep(
         course: Course):
     alice = course.browser("alice")
     answer = alice.post("/submit", data={"csrf": _csrf(alice, "/"), "code": "x = 2\n"},
-                        files={"file": ("mm_player.py", b"x = 1\n")})
+                        files={"file": ("mm_player.py", b"def mm_move(board, player):\n    pass\n")})
     assert answer.status_code == 400
     assert "you chose a file and pasted code" in answer.text and "x = 2" in answer.text
     assert list(course.store.all_submissions()) == []

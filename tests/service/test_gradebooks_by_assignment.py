@@ -113,5 +113,21 @@ def test_one_assignment_of_several_is_its_own_gradebook(course):
 
 def test_an_assignment_the_course_has_not_is_refused(course):
     answer = course.api().get("/api/gradebook.csv?format=canvas&assignment=Minimax (777)")
-    assert answer.status_code == 400 and "minimax, montecarlo" in answer.text
+    assert answer.status_code == 400
+    said = answer.json()["error"]
+    assert f"minimax: '{MINIMAX}', montecarlo: '{MONTECARLO}'" in said
+    assert 'PUT /api/assignments/NAME {"title": "Minimax (12345)"}' in said
     assert course.api("alice").get("/api/gradebook.csv?format=canvas").status_code == 403
+
+
+def test_the_documented_canvas_column_of_an_assignment_of_two(course):
+    """submission-page.md: name the column as Canvas's export does (its title), then ask
+    for it by the assignment's name or by that title."""
+    api = course.api()
+    assert api.put("/api/assignments/minimax",
+                   json={"title": "Minimax (12345)"}).status_code == 200
+    for asked in ("minimax", "Minimax%20(12345)"):
+        header, lines, _ = _read(api.get(f"/api/gradebook.csv?format=canvas&assignment={asked}"))
+        assert header == CANVAS_COLUMNS + ["Minimax (12345)"]
+        assert {line["SIS User ID"]: line["Minimax (12345)"] for line in lines} == {
+            "alice": "75", "bob": "60"}

@@ -3,7 +3,8 @@ binary) is refused when it is handed in, in the grader's words: nothing is store
 never becomes the latest hand-in and never uses up the hourly limit. A file that compiles
 but is wrong is still handed in and graded.
 
-The first tests call the intake's rule; the last ones hand files in to the real server,
+The first tests call the intake's rule on what the checking child finds (its ``examine``,
+called here in the test's process); the last ones hand files in to the real server,
 through the JSON API, the page's form and ``python3 -m student submit``.
 """
 
@@ -18,13 +19,22 @@ from pathlib import Path
 import pytest
 
 from grader.sandbox.submission import compile_error
-from grader.service.course.intake import Refused, check_compiles
+from grader.service.course.checking import Checked
+from grader.service.course.hand_in_text import examine
+from grader.service.course.intake import Refused, check_readable
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBMISSIONS = ROOT / "tests" / "submissions" / "grader"
 PYTHON2 = (SUBMISSIONS / "python2.py").read_bytes()      # the grader's own Python 2 fixture
 WRONG = (SUBMISSIONS / "bug_crash.py").read_bytes()      # compiles; raises in every call
 PROSE = b"My notes on minimax.\nIt tries every move and keeps the best score.\n"
+
+
+def check_compiles(filename: str, data: bytes) -> None:
+    """The page's rule on what its checking child finds in ``data``."""
+    found = examine(data, filename)
+    check_readable(filename, Checked(frozenset(found.get("defined", ())), found.get("problem")),
+                   data)
 
 
 def _refusal(filename: str, data: bytes) -> str:
@@ -41,6 +51,7 @@ def test_a_python_2_file_is_refused_in_the_words_of_the_graders_report():
     assert report.message in message                   # the grader's own words, whole
     assert "This file is Python 2; the course runs Python 3." in message
     assert "not handed in" in message and "does not count against" in message
+    assert "at most 20 refused files are checked in 10 min" in message
 
 
 def test_prose_in_a_txt_file_is_refused_and_told_to_hand_in_the_py_file():

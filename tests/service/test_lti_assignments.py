@@ -17,6 +17,7 @@ The platform is tests/service/lti_platform.py; ``tool`` and ``platform`` are con
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import sqlite3
@@ -133,13 +134,16 @@ def bound_links(tool: Any, course: Course) -> Course:
     instructor's choice at their first launch of it."""
     with tool.browser() as alan:
         page = course.open("alan", MONTECARLO_LINK, alan, custom={"assignment": "montecarlo"})
-        assert landed_on(page)[0] == "/instructor", page.url       # bound: nothing to ask
+        # bound: nothing to ask; the instructor lands on the link's assignment's class
+        assert landed_on(page) == ("/instructor", {"assignment": ["montecarlo"]}), page.url
+        assert "<h1>The class: Monte Carlo Tic-Tac-Toe</h1>" in page.text
         page = course.open("alan", MINIMAX_LINK, alan)
         assert page.status_code == 200 and landed_on(page)[0] == "/instructor/lti/link"
         assert "Which assignment is this LMS link?" in page.text
         assert MINIMAX_LINK in page.text and "Monte Carlo Tic-Tac-Toe" in page.text
         chosen = choose(tool, alan, page, "minimax")
-        assert chosen.status_code == 303 and chosen.headers["location"] == "/instructor"
+        assert chosen.status_code == 303
+        assert chosen.headers["location"] == "/instructor?assignment=minimax"
     return course
 
 
@@ -163,6 +167,31 @@ def test_each_link_is_bound_to_its_assignment_and_a_student_lands_on_it(tool, bo
             assert landed_on(page) == ("/", {"assignment": [name]}), page.url
             assert f"Hand in {heading}" in page.text
     assert line_items_of(store) == {MINIMAX_LINK: "minimax", MONTECARLO_LINK: "montecarlo"}
+
+
+def test_a_hand_in_from_a_link_is_for_its_assignment_only(tool, bound_links):
+    """The Monte Carlo link's page takes a Monte Carlo file, and refuses a minimax one with
+    the course unchanged (nothing is graded here: the tool's queue is not started)."""
+    from test_hand_in_door import MINIMAX, MONTECARLO, NEITHER, course_data
+    with tool.browser() as ada:
+        page = bound_links.open("ada", MONTECARLO_LINK, ada)
+        form = {"csrf": csrf_of(page), "assignment": re.search(
+            r'name="assignment" value="([^"]*)"', page.text).group(1)}
+        assert form["assignment"] == "montecarlo"
+        before = course_data(tool.store)
+        refused = ada.post(tool.url + "/submit", data=form,
+                           files={"file": ("mm_player.py", MINIMAX)})
+        assert refused.status_code == 400
+        assert "is not a hand-in for Monte Carlo Tic-Tac-Toe" in html.unescape(refused.text)
+        neither = ada.post(tool.url + "/submit", data=form,
+                           files={"file": ("player.py", NEITHER)})
+        assert neither.status_code == 400 and "does not define mc_trial" in neither.text
+        assert course_data(tool.store) == before
+        taken = ada.post(tool.url + "/submit", data=form,
+                         files={"file": ("mc_player.py", MONTECARLO)})
+        assert taken.status_code == 303, taken.text
+    assert [(row.assignment, row.filename) for row in tool.store.history("S1815")] == [
+        ("montecarlo", "mc_player.py")]
 
 
 def test_each_assignments_grade_goes_to_its_own_line_item_only(tool, bound_links):
@@ -204,7 +233,7 @@ def test_a_custom_parameter_never_rebinds_a_bound_link(tool, bound_links):
         assert landed_on(page) == ("/", {"assignment": ["montecarlo"]})
     with tool.browser() as alan:
         page = course.open("alan", MINIMAX_LINK, alan, custom={"assignment": "montecarlo"})
-        assert landed_on(page)[0] == "/instructor"
+        assert landed_on(page) == ("/instructor", {"assignment": ["minimax"]})
     assert links_of(store) == before
     assert line_items_of(store) == {MINIMAX_LINK: "minimax", MONTECARLO_LINK: "montecarlo"}
 

@@ -162,7 +162,7 @@ def _render_page(course: Course, row: Submission, instructor: bool = False) -> s
     context = presentation.page_context(course.store, course.queue, course.settings, row,
                                         instructor)
     return course.app.state.templates.env.get_template("submission.html").render(
-        **context, me=None, csrf="", show_time=show_time, show_size=show_size,
+        **context, me=None, csrf="", read_only=False, show_time=show_time, show_size=show_size,
         show_wait=show_wait)
 
 

@@ -89,9 +89,33 @@ def test_formula_like_names_are_kept_as_written(tmp_path):
     assert roster.entries[0].email == '"><img src=x onerror=alert(1)>'
 
 
-def test_quoted_cells_may_hold_commas_and_line_breaks(tmp_path):
-    roster = parse_roster(b'id,name\na,"Lovelace,\nAda"\nb,Bob\n')
+def test_quoted_cells_may_hold_commas(tmp_path):
+    roster = parse_roster(b'id,name\na,"Lovelace, Ada"\nb,Bob\n')
     assert [entry.name for entry in roster.entries] == ["Lovelace, Ada", "Bob"]
+
+
+@pytest.mark.parametrize("data, words", [
+    # The issue's roster: s1's name swallowed the rest of the file, its email blanked.
+    (b'id,name,email\ns1,"Student 1,s1@example.edu\ns2,Student 2,s2@example.edu\n',
+     "line 2: a quote opened on this line is never closed"),
+    (b'id,name\na,"Lovelace,\nAda"\nb,Bob\n', "line 2: a quoted cell runs over lines 2 to 3"),
+    (b"id,name,email\nok,Fine,f@example.org\ns3,Smith, John,s3@example.edu\n",
+     "line 3 has 4 cells, the first line names 3"),
+    (b"id,name,email\nok,Fine,f@example.org\ns4,Short\n",
+     "line 3 has 2 cells, the first line names 3"),
+    (b'id,name\nok,Fine\nq,"Ada" Lovelace\n', "line 3: a quote inside a cell"),
+])
+def test_a_malformed_line_refuses_the_whole_file_naming_it(data, words):
+    with pytest.raises(RosterError) as problem:
+        parse_roster(data, "r.csv")
+    assert str(problem.value).startswith("r.csv: nothing was imported: a malformed line: ")
+    assert words in str(problem.value)
+
+
+def test_empty_cells_after_the_last_column_are_no_mistake():
+    roster = parse_roster(b"id,name,email,\nada,Ada,ada@x.org,,\n")
+    assert [(entry.student_id, entry.email) for entry in roster.entries] == [
+        ("ada", "ada@x.org")]
 
 
 def test_duplicate_ids_name_the_ids_and_their_lines(tmp_path):

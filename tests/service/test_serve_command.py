@@ -37,7 +37,7 @@ def test_deadlines_from_a_csv_are_stored_then_it_exits(tmp_path: Path):
                     "ada,2026-12-08T23:59,2026-12-10T23:59\n", encoding="utf-8")
     done = run_serve(data, "--deadlines", str(good), "--timezone", "Europe/Paris")
     assert done.returncode == 0, done.stderr
-    assert "1 students' own deadlines set" in done.stderr and "Serving" not in done.stdout
+    assert "1 own deadline set (minimax: 1)" in done.stderr and "Serving" not in done.stdout
     store = open_store(data)
     try:
         own = record_queries.own_deadlines(store)

@@ -93,8 +93,10 @@ def test_refusals_print_the_servers_message_and_exit_1(serve, tmp_path: Path) ->
     assert too_large.returncode == 1
     answer = server.client("ada").post("/api/submissions", files={"file": (
         "mm_player.py", big.read_bytes())})
-    assert answer.status_code == 413
-    assert f"The server refused it: {answer.json()['error']}" in too_large.stderr
+    assert answer.status_code == 413 and "the limit is 2.0 KiB" in answer.json()["error"]
+    # Not even sent: the page's limit (GET /api/limits) is checked first.
+    assert "mm_player.py is too large (2.9 KiB; the page's limit is 2.0 KiB), so it was " \
+           "not sent" in too_large.stderr
     assert (tmp_path / "ada.json").exists()       # the server knew the link: it is kept
 
     first = submit("--link", link(server, "alan"), "--file", str(QUICK_BUG),

@@ -1,8 +1,9 @@
 """``python3 -m student submit`` on a course of two assignments (the minimax and the Monte
-Carlo player), against the real server started as the docs say (``grader serve --assignment
-minimax --assignment montecarlo``): each file lands on its own assignment, ``--assignment``
-wins over the file's functions, a closed assignment refuses with the server's message, and a
-course without the recognised assignment decides itself.
+Carlo player): against the real server started as the docs say (``grader serve --assignment
+minimax --assignment montecarlo``), each file lands on its own assignment with its report;
+against the course's page served without grading, a file that is not for the assignment
+named (or recognised), for an assignment the course does not have, or closed, is refused
+with the server's message and nothing is stored.
 """
 
 from __future__ import annotations
@@ -12,7 +13,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from service_helpers import serve_without_grading
+from test_hand_in_door import NEITHER, Course, course_data
 from test_submit import ROSTER, link, submit
+
+from grader.service.app import create_app, open_store
+from grader.service.course import course_assignments
+from grader.service.settings import ServiceSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 MINIMAX_FILE = ROOT / "tests" / "submissions" / "grader" / "correct_pruned.py"
@@ -52,7 +59,10 @@ def test_each_file_lands_on_its_own_assignment_with_its_report(serve, tmp_path: 
 
     assert carlo.returncode == 0, carlo.stdout + carlo.stderr
     assert " for the assignment montecarlo at " in carlo.stdout
-    assert "Assignment: Monte Carlo Tic-Tac-Toe (montecarlo)" in carlo.stdout
+    # No option given: the report does not say the grader was told.
+    assert "Assignment: Monte Carlo Tic-Tac-Toe (montecarlo), the one it was handed in " \
+           "for" in carlo.stdout
+    assert "as the grader was told" not in carlo.stdout
     assert "[ok] mc_move" in carlo.stdout and "Score: 100 / 100." in carlo.stdout
 
     minimax = submit("--file", str(MINIMAX_FILE), config=config)   # the kept link
@@ -66,56 +76,56 @@ def test_each_file_lands_on_its_own_assignment_with_its_report(serve, tmp_path: 
         ("minimax", 100.0), ("montecarlo", 100.0)]
 
 
-@pytest.mark.grades(1)
-def test_the_assignment_asked_wins_and_a_closed_one_refuses(serve, tmp_path: Path) -> None:
-    server = two_assignments(serve, tmp_path)
-    config = tmp_path / "alan.json"
+def test_a_file_not_for_the_assignment_named_or_recognised_is_refused(tmp_path: Path) -> None:
+    """Before: a Monte Carlo file sent with ``--assignment minimax`` was graded as the
+    minimax (0), and a file of neither was sent as the minimax."""
+    course = Course(tmp_path / "course")
+    neither = tmp_path / "player.py"
+    neither.write_bytes(NEITHER)
+    try:
+        with serve_without_grading(course.app) as url:
+            config = tmp_path / "alan.json"
+            first = f"{url}/s/{course.store.student_token('alan')}"
+            before = course_data(course.store)
 
-    # A Monte Carlo file handed in for the minimax: graded as the minimax (it has no mm_move).
-    asked = submit("--link", link(server, "alan"), "--file", str(MONTECARLO_FILE),
-                   "--assignment", "minimax", config=config)
+            asked = submit("--link", first, "--file", str(MONTECARLO_FILE), "--assignment",
+                           "minimax", config=config)
+            unknown = submit("--file", str(neither), config=config)
+            course_assignments.update(course.store, "montecarlo", who="instructor",
+                                      opened=False)
+            closed = submit("--file", str(MONTECARLO_FILE), config=config)
 
-    assert asked.returncode == 0, asked.stdout + asked.stderr
-    assert " for the assignment minimax at " in asked.stdout
-    assert "Score: 100 / 100." not in asked.stdout
-    history = server.client("alan").get("/api/submissions").json()["submissions"]
-    assert [row["assignment"] for row in history] == ["minimax"]
-
-    instructor = server.client()
-    instructor.headers["authorization"] = f"Bearer {server.instructor_token()}"
-    closed = instructor.put("/api/assignments/montecarlo", json={"open": False})
-    assert closed.status_code == 200, closed.text
-    for options in ((), ("--assignment", "montecarlo")):   # recognised, then asked
-
-        refused = submit("--file", str(MONTECARLO_FILE), *options, config=config)
-
-        assert refused.returncode == 1, refused.stdout + refused.stderr
-        answer = server.client("alan").post(
-            "/api/submissions", files={"file": ("mc_player.py", MONTECARLO_FILE.read_bytes())},
-            data={"assignment": "montecarlo"})
-        assert answer.status_code == 400 and "is closed" in answer.json()["error"]
-        assert f"The server refused it: {answer.json()['error']}" in refused.stderr
-    history = server.client("alan").get("/api/submissions").json()["submissions"]
-    assert len(history) == 1                       # nothing more was stored
+            assert course_data(course.store)["submissions"] == before["submissions"] == []
+        assert asked.returncode == 1, asked.stdout + asked.stderr
+        assert "The server refused it: correct_clone.py was not handed in: this file is not a " \
+               "hand-in for Mini-max Tic-Tac-Toe: it does not define mm_move(board, player)" \
+               in asked.stderr
+        assert unknown.returncode == 1 and "say which assignment this hand-in is for" in \
+            unknown.stderr
+        assert closed.returncode == 1 and "Monte Carlo Tic-Tac-Toe (montecarlo) is closed" in \
+            closed.stderr
+        assert "Received" not in asked.stdout + unknown.stdout + closed.stdout
+    finally:
+        course.store.close()
 
 
-@pytest.mark.grades(1)
-def test_a_course_without_the_files_assignment_decides_itself(serve, tmp_path: Path) -> None:
-    roster = tmp_path / "roster.csv"
-    roster.write_text(ROSTER, encoding="utf-8")
-    server = serve(tmp_path / "course", "--roster", str(roster))   # the minimax alone
-    config = tmp_path / "ada.json"
-
-    asked = submit("--link", link(server, "ada"), "--file", str(MONTECARLO_FILE),
-                   "--assignment", "montecarlo", config=config)
-
-    assert asked.returncode == 1                  # asked outright: the server's refusal stands
-    assert "The server refused it: this course has no assignment 'montecarlo'" in asked.stderr
-
-    recognised = submit("--file", str(MONTECARLO_FILE), config=config)
-
-    # Recognised as the Monte Carlo player, which this course has not: the server decides.
-    assert recognised.returncode == 0, recognised.stdout + recognised.stderr
-    assert " for the assignment minimax at " in recognised.stdout
-    history = server.client("ada").get("/api/submissions").json()["submissions"]
-    assert [row["assignment"] for row in history] == ["minimax"]
+def test_a_course_without_the_files_assignment_refuses_it(tmp_path: Path) -> None:
+    """Before: on a course of the minimax alone (the demo's), ``student submit --file
+    student/mc_player.py`` was accepted and graded 0 / 100 as the minimax."""
+    store = open_store(tmp_path / "course")
+    store.upsert_students([("ada", "Ada", "")])
+    app = create_app(ServiceSettings(data=tmp_path / "course"), store)
+    try:
+        with serve_without_grading(app) as url:
+            config = tmp_path / "ada.json"
+            first = f"{url}/s/{store.student_token('ada')}"
+            recognised = submit("--link", first, "--file", str(MONTECARLO_FILE), config=config)
+            asked = submit("--file", str(MONTECARLO_FILE), "--assignment", "montecarlo",
+                           config=config)
+        for done in (recognised, asked):
+            assert done.returncode == 1, done.stdout + done.stderr
+            assert "this course has no assignment 'montecarlo'; its assignments are: " \
+                   "minimax" in done.stderr
+        assert store.history("ada") == []
+    finally:
+        store.close()

@@ -40,6 +40,7 @@ def test_submit_prints_when_it_was_received_in_local_time(paris, monkeypatch, tm
     digest = hashlib.sha256(player.read_bytes()).hexdigest()
     received = submit.Received(7, "queued", "2026-12-01T22:59:30.512345Z", 51, digest, 1)
     monkeypatch.setattr(submit, "hand_in", lambda link, path, assignment=None: received)
+    monkeypatch.setattr(submit, "page_limit", lambda link: None)     # a page that says none
     monkeypatch.setattr(submit, "wait_until_graded", lambda *args: {
         "status": "done", "report": "Score: 100 / 100", "score_text": "Score: 100 / 100"})
     monkeypatch.setattr(submit, "datetime", _FixedNow)

@@ -101,7 +101,8 @@ def batch(folder: Path, out: Path, *extra: str) -> dict[str, dict]:
     assert done.returncode == 0, done.stderr[-3000:]
     with open(out / "gradebook.csv", encoding="utf-8-sig") as file:
         ids = [row["student_id"] for row in csv.DictReader(file)]
-    return {sid: json.loads((out / "results" / f"{sid}.json").read_text()) for sid in ids}
+    return {sid: json.loads((out / "results" / "montecarlo" / f"{sid}.json").read_text())
+            for sid in ids}
 
 
 def items(result: dict) -> dict[str, float]:
@@ -112,7 +113,8 @@ def items(result: dict) -> dict[str, float]:
 def report(out: Path, sid: str) -> str:
     """A report with its timing figures masked and its lines joined (a longer file name
     wraps a paragraph otherwise)."""
-    return " ".join(FIGURES.sub("#", (out / "reports" / f"{sid}.txt").read_text()).split())
+    return " ".join(FIGURES.sub("#", (out / "reports" / "montecarlo" / f"{sid}.txt").read_text())
+                    .split())
 
 
 @pytest.fixture(scope="module")
@@ -149,7 +151,7 @@ def test_each_bug_loses_points_in_its_function(graded, bug, item):
     scores = items(results[bug])
     assert results[bug]["score"] < 100
     assert scores[item] < (20 if item in ("mc_trial", "get_best_move") else 25), scores
-    text = (out / "reports" / f"{bug}.txt").read_text()
+    text = (out / "reports" / "montecarlo" / f"{bug}.txt").read_text()
     assert f"--- {item} (" in text      # the item's failures are shown, with a call to paste
     assert "random.seed(" in text or "get_best_move(" in text
 

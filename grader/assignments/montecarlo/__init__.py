@@ -29,7 +29,7 @@ assignment = Assignment(
     default_config=_HERE / "default.cfg",
     prepare=_prepare,
     template=_ROOT / "student" / "mc_player.py",
-    constants=("NTRIALS", "SCORE_CURRENT", "SCORE_OTHER"),
+    constants=("NTRIALS", "SCORE_CURRENT", "SCORE_OTHER", "MCMATCH", "MCOTHER"),
     docs="students/montecarlo.md",
     known_answers=_HERE / "submissions",
 )

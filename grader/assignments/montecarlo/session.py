@@ -8,6 +8,12 @@ a CPU limit proportional to the work asked (trials times the squares a trial may
 nodes of the reference search timed on this machine). So a random player gets the same
 answers on every run, on any machine, under any load, for any student id.
 
+The score constants the checks judge by are the file's where they make a fair test, else
+the course's (``rubric.choose_constants``); then every call carries them, and the worker sets
+them in the file's module before the call (``grader/sandbox/inside/worker.py``, an argument
+tagged ``{"globals": {...}}``), so the student's functions run with the values they are
+judged by.
+
 A call that gives no answer (an exception, a timeout, a crash, the budget spent) comes back
 as a :class:`Call` with ``failure`` set, a check that was not judged, in the report's words
 (the generic side of all this: ``grader.assignments.calls``).
@@ -20,6 +26,7 @@ from dataclasses import dataclass
 import pytest
 
 from grader.assignments.calls import Call, Caller, CallSession, seed_of
+from grader.assignments.montecarlo.rubric import RubricConstants, choose_constants
 from grader.judge.position import Position
 from grader.sandbox import Sandbox
 from grader.suite.config import Config
@@ -27,8 +34,6 @@ from provided.board import NAMES
 # The limit's rule is shared with python -m student check, which says what the grader would
 # say about mc_move's time (the student package cannot import the grader).
 from provided.montecarlo import SPEED_HINT, call_limit, limit_rule
-
-DEFAULT_CONSTANTS = {"SCORE_CURRENT": 1.0, "SCORE_OTHER": 1.0}
 
 
 def board_arg(position: Position) -> dict:
@@ -52,25 +57,15 @@ class MonteCarloClient(Caller):
 
     show_seed: bool = True
     speed_hint: str = SPEED_HINT
+    _constants: RubricConstants | None = None
 
-    def constant(self, name: str) -> float:
-        """The file's own SCORE_CURRENT or SCORE_OTHER (a number), else the course's 1.0."""
-        value = self.sandbox.constants.get(name)
-        if type(value) in (int, float) and value == value and abs(value) < 1e9:
-            return float(value)
-        return DEFAULT_CONSTANTS[name]
-
-    def constant_note(self) -> str:
-        """What the checks read from the file, for the report."""
-        shown = []
-        for name in DEFAULT_CONSTANTS:
-            value = self.sandbox.constants.get(name)
-            used = self.constant(name)
-            if type(value) in (int, float) and float(value) == used:
-                shown.append(f"{name} = {used:g} (the file's)")
-            else:
-                shown.append(f"{name} = {used:g} (the course's: the file defines no number)")
-        return "read from the file: " + ", ".join(shown)
+    @property
+    def constants(self) -> RubricConstants:
+        """The score constants the checks judge by (chosen once, from the module values
+        the sandbox read after importing the file)."""
+        if self._constants is None:
+            self._constants = choose_constants(self.sandbox.constants)
+        return self._constants
 
     def limit(self, dim: int, trials: int, empties: int) -> float:
         """The CPU seconds a call may take: ``factor`` times the work asked, in reference
@@ -87,6 +82,9 @@ class MonteCarloClient(Caller):
         """Call ``function`` with ``args`` (see grader.sandbox.protocol.invoke_request),
         seeded for the check ``label``; ``code`` is the call as a student pastes it."""
         limit = self.limit(position.dim, max(trials, 1), len(position.empty_squares()))
+        settings = self.constants.settings
+        if settings:    # not an argument: the worker sets these in the module first
+            args = [*args, {"globals": dict(settings)}]
         return self.call(function, args, code, label, limit, position.drawing())
 
     def describe_limits(self) -> str:

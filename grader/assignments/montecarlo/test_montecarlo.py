@@ -4,8 +4,10 @@ Each function is judged on its own first (on 3x3, 4x4 and other sizes, and in re
 games), then ``mc_move`` in whole games. Every call is seeded by the grader
 (``grader.assignments.montecarlo.session``), so the same file gets the same answers on
 every run; the statistical checks of ``mc_move`` give it enough trials that a correct
-player fails one with a chance below one in a hundred million (``bounds``). The rules each
-answer is judged by are ``provided.montecarlo``'s, as ``python -m student check`` judges.
+player fails one with a chance below one in a hundred million (``bounds``). The score
+constants they judge by are the file's where those make a fair test, else the course's, set
+in the file's module for every call (``rubric``). The rules each answer is judged by are
+``provided.montecarlo``'s, as ``python -m student check`` judges.
 """
 
 from __future__ import annotations
@@ -15,13 +17,15 @@ import random
 import pytest
 
 from grader.assignments.montecarlo.bounds import trials_for
+from grader.assignments.montecarlo.rubric import DECISIVE
 from grader.assignments.montecarlo.session import board_arg, grid_call, seed_of
 from grader.judge.position import Position
 from grader.judge.results import Failure
 from grader.judge.solver import shared_solver
 from provided.answers import show
 from provided.board import EMPTY as E, NAMES, PLAYERO as O, PLAYERX as X
-from provided.montecarlo import best_moves, expected_scores, trial_problem, winner_of
+from provided.montecarlo import (best_moves, expected_scores, same_scores, trial_problem,
+                                 winner_of)
 
 GAME_TRIALS = 100      # trials mc_move is given in the games
 RANDOM_RUNS = 8        # trials of the empty board that must not all be the same game
@@ -152,24 +156,14 @@ def start_scores(dim: int, label: str) -> list[list[float]]:
     return [[0.0] * dim for _ in range(dim)]
 
 
-def same_grid(received, expected) -> bool:
-    if type(received) is not list or len(received) != len(expected):
-        return False
-    for got_row, want_row in zip(received, expected):
-        if type(got_row) is not list or len(got_row) != len(want_row):
-            return False
-        for got, want in zip(got_row, want_row):
-            if type(got) not in (int, float) or abs(got - want) > 1e-9:
-                return False
-    return True
-
-
 @pytest.mark.rubric("mc_update_scores")
 def test_mc_update_scores(mc, record):
-    """Exact on finished boards (each side winning, a draw), with the file's own
-    SCORE_CURRENT and SCORE_OTHER, the grid changed in place, the board left alone."""
-    current, other = mc.constant("SCORE_CURRENT"), mc.constant("SCORE_OTHER")
-    record.note(mc.constant_note())
+    """Exact (up to rounding; nan and inf are never right) on finished boards (each side
+    winning, a draw), with the constants the checks judge by (the file's where they make a
+    fair test), the grid changed in place, the board left alone."""
+    constants = mc.constants
+    current, other = constants.current, constants.other
+    record.note(constants.note())
     for name, grid, player, reverse in FINISHED:
         board = position(grid, player, reverse)
         scores = start_scores(board.dim, name)
@@ -188,7 +182,7 @@ def test_mc_update_scores(mc, record):
         want = expected_scores(scores, grid, player, current, other, reverse)
         got = call.reply.after[0]
         winner = winner_of(grid, reverse)
-        record.check(None if same_grid(got, want) else Failure(
+        record.check(None if same_scores(got, want, min(current, other)) else Failure(
             "wrong scores", code, grid_call(want), _received_grid(got),
             _update_why(winner, player, current, other), board.drawing()))
 
@@ -224,6 +218,16 @@ BEST = [
     ("4x4", [[X, E, E, O], [E, E, E, E], [E, O, X, E], [E, E, E, E]],
      [[0, 1, 2, 9], [3, 0, 1, 0], [2, 8, 7, 1], [0, 7, 0, 2]]),
     ("2x2, ints", [[E, X], [E, E]], [[1, 5], [3, -1]]),
+    # Every empty square far below any fixed floor a maximum may start at (-100, -NTRIALS,
+    # -999.5), and far above any fixed ceiling: only a maximum over the empty squares
+    # themselves finds the best.
+    ("every score far below zero, ints", [[X, E, E], [E, O, E], [E, E, E]],
+     [[-10**12, -10**9 - 5, -10**9 - 2], [-10**9 - 7, -10**12, -10**9 - 1],
+      [-10**9 - 3, -10**9 - 9, -10**9 - 4]]),
+    ("every score far below zero, floats", [[E, E, X], [E, O, E], [E, E, E]],
+     [[-2.5e12, -3.25e12, -1e15], [-1.75e12, -1e15, -4.5e12], [-3.5e12, -2.25e12, -5e12]]),
+    ("every score far above zero", [[X, E, E], [E, E, E], [E, E, O]],
+     [[1e11, 2.5e12, 1.5e12], [3.5e12, 2.75e12, 10**12 + 7], [3e12, 10**12, 1e11]]),
 ]
 
 
@@ -280,13 +284,6 @@ LEGAL = [
     ("4x4 under way", [[X, O, E, E], [E, X, E, E], [E, E, O, E], [E, E, E, E]], X, False, 10),
     ("3x3 reverse", [[X, E, E], [E, O, E], [E, E, E]], X, True, 20),
 ]
-# (name, board, player, the square a correct player chooses with enough trials)
-DECISIVE = [
-    ("takes a win in one, X", [[X, X, E], [O, O, E], [E, E, E]], X, (0, 2)),
-    ("takes a win in one, O", [[O, X, X], [O, X, E], [E, E, E]], O, (2, 0)),
-    ("blocks a loss in one, X", [[O, O, E], [X, E, E], [E, E, X]], X, (0, 2)),
-    ("blocks a loss in one, O", [[X, E, E], [X, O, E], [E, E, E]], O, (2, 0)),
-]
 
 
 def move_code(board: Position, trials: int) -> str:
@@ -320,21 +317,22 @@ def judge_move(call, board: Position, expected: str, why_wrong: str,
 @pytest.mark.rubric("mc_move")
 def test_mc_move(mc, record):
     """Always an empty square, the board left alone; with enough trials it takes a win in
-    one and blocks a loss in one."""
+    one (also where the winning square's row and column hold other empty squares) and
+    blocks a loss in one."""
     for name, grid, player, reverse, trials in LEGAL:
         board = position(grid, player, reverse)
         call = ask_move(mc, board, trials, f"mc_move {name}")
         record.check(call.failure if call.failure is not None else judge_move(
             call, board, "an empty square", ""))
-    current, other = mc.constant("SCORE_CURRENT"), mc.constant("SCORE_OTHER")
-    for name, grid, player, wanted in DECISIVE:
+    constants = mc.constants
+    record.note(constants.short_note())
+    for name, grid, player, wanted, shared in DECISIVE:
         board = position(grid, player)
-        plan = trials_for(grid, player, wanted, current, other)
-        if not plan.fair:
-            record.note(f"not checked: mc_move {name}, because with SCORE_CURRENT = "
-                        f"{current:g} and SCORE_OTHER = {other:g} a correct player does not "
-                        f"prefer {wanted} surely enough")
-            continue
+        plan = trials_for(grid, player, wanted, constants.current, constants.other,
+                          shared_rows=shared)
+        # The constants were chosen so that every one of these checks can be made: one
+        # that could not would be the grader's fault, never the student's credit.
+        assert plan.fair, f"mc_move {name} cannot be checked with {constants}"
         call = ask_move(mc, board, plan.trials, f"mc_move {name}")
         if call.failure is not None:
             record.check(call.failure)
@@ -344,6 +342,10 @@ def test_mc_move(mc, record):
                f"except with a chance below {plan.bound:.0e} (computed from the exact "
                "distribution of a random trial from this board): is each trial scored for "
                "the right player, and does get_best_move take the highest score?")
+        if shared:
+            why += (" A grid made with [[0] * dim] * dim holds one row object in every row, "
+                    "so each square gets its column's total: make each row its own list, "
+                    "[[0] * dim for _ in range(dim)].")
         record.check(judge_move(call, board, f"{wanted}", why, wanted))
 
 

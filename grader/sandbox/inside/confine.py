@@ -1,9 +1,11 @@
 """Inside the sandbox, before any student code: hide the answer channel and shed rights.
 
 Each step is taken where the system has it, and reported in the worker's hello: the
-channel's descriptors move above 1024 (an old daemon idiom closes 3 to 1024); no new
-privileges; the sandbox's own uid; Landlock (what may be read and written, no TCP, no
-signal outside the sandbox); rlimits. Standard library only.
+channel's descriptors move above 1024 (an old daemon idiom closes 3 to 1024); outside
+bubblewrap, a supervisor (:func:`supervise`) that every process the worker starts stays
+below; no new privileges; the sandbox's own uid with no capability left in any set (one,
+reading past file permissions, only where Landlock then confines it); Landlock (what may be
+read and written, no TCP, no signal outside the sandbox); rlimits. Standard library only.
 """
 
 import os
@@ -47,9 +49,13 @@ def close_all_but(keep, high):
 # -- privileges (Linux; each step is skipped where the system lacks it) ----------------------
 
 PR_SET_KEEPCAPS = 8
+PR_CAPBSET_DROP = 24
+PR_SET_CHILD_SUBREAPER = 36
 PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL = 47, 4
 CAP_DAC_READ_SEARCH = 2
 _CAP_VERSION_3 = 0x20080522
+_CAP_SETS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
 
 
 def _libc():
@@ -67,25 +73,96 @@ def no_new_privileges():
         return False
 
 
+def supervise():
+    """Split in two before anything else: the parent stays behind as the worker's
+    supervisor, the child returns and becomes the worker (in a session and process group of
+    its own, so a kill of its group never reaches the supervisor).
+
+    The supervisor is a child subreaper: a process the student's code starts stays below
+    it, whatever it does (setsid, a double fork), so the grader finds every one by walking
+    down from it, counts the CPU of those it reaped (its own children's time) and ends them.
+    It keeps the grader's uid (root: the sandbox's uid can neither signal nor trace it),
+    holds no descriptor of the worker's, reaps, and exits as the worker does (a signal N as
+    status 128 + N). Where the kernel has no subreaper (before 3.4), there is no split."""
+    ctypes, libc = _libc()
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        return False
+    worker = os.fork()
+    if worker == 0:   # a subreaper's children are not subreapers
+        os.setsid()
+        return True
+    os.closerange(3, 1 << 16)
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(0)
+        if pid == worker:
+            code = os.waitstatus_to_exitcode(status)
+            os._exit(code if code >= 0 else 128 - code)
+
+
 def become(uid, gid, read_cap):
-    """setgroups/setgid/setuid to the sandbox's uid; with ``read_cap``, keep only
-    CAP_DAC_READ_SEARCH. Returns whether that capability was kept."""
+    """setgroups/setgid/setuid to the sandbox's uid, with no capability in any set (the
+    bounding and ambient sets emptied while root, then the effective, permitted and
+    inheritable ones); with ``read_cap``, keep CAP_DAC_READ_SEARCH alone, for Landlock to
+    confine. Returns whether that capability was kept."""
+    ctypes, libc = _libc()
+    _empty_bounding_set(libc)  # no exec can bring a capability back (needs CAP_SETPCAP)
+    libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
     os.setgroups([])
     os.setgid(gid)
-    if not read_cap:
-        os.setuid(uid)
-        return False
-    ctypes, libc = _libc()
-    if libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0:
+    if read_cap and libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_KEEPCAPS) failed")
-    os.setuid(uid)  # the permitted set survives; the effective set is cleared
+    os.setuid(uid)  # with KEEPCAPS the permitted set survives; the effective set is cleared
+    if read_cap:
+        libc.prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0)
+    _capset(ctypes, libc, (1 << CAP_DAC_READ_SEARCH) if read_cap else 0)
+    return read_cap
+
+
+def drop_read_cap():
+    """Give up the one capability kept for Landlock to confine (when Landlock could not be
+    applied after all): file permissions hold again. Returns False (none is kept)."""
+    ctypes, libc = _libc()
+    _capset(ctypes, libc, 0)
+    return False
+
+
+def _capset(ctypes, libc, bits):
+    """The effective and permitted sets become ``bits``; the inheritable set empty."""
     header = (ctypes.c_uint32 * 2)(_CAP_VERSION_3, 0)
-    bit = 1 << CAP_DAC_READ_SEARCH
-    data = (ctypes.c_uint32 * 6)(bit, bit, 0, 0, 0, 0)  # effective, permitted, inheritable
+    data = (ctypes.c_uint32 * 6)(bits, bits, 0, 0, 0, 0)  # effective, permitted, inheritable
     if libc.capset(header, data) != 0:
         raise OSError(ctypes.get_errno(), "capset failed")
-    libc.prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0)
-    return True
+
+
+def _empty_bounding_set(libc):
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", "rb") as file:
+            last = int(file.read())
+    except (OSError, ValueError):
+        last = 63
+    for cap in range(last + 1):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)   # EPERM without CAP_SETPCAP: left as is
+
+
+def capabilities():
+    """The five capability sets of this process now (/proc/self/status), by name: what the
+    hello reports, so the layers named are the ones in force, not the ones intended."""
+    found = {}
+    try:
+        with open("/proc/self/status", "rb") as file:
+            for line in file.read().decode("ascii", "replace").splitlines():
+                name, _, value = line.partition(":")
+                if name in _CAP_SETS:
+                    found[name] = int(value.strip(), 16)
+    except (OSError, ValueError):
+        pass
+    return found
 
 
 # Landlock (Linux 5.13+): access rights, as in <linux/landlock.h>.

@@ -96,6 +96,8 @@ class _State:
 def main(config_text):
     """Set the process up, then serve requests until the parent closes the pipe."""
     config = _loads(config_text)
+    if config.get("supervise"):   # outside bubblewrap: a subreaper that stays behind
+        confine.supervise()
     sys.argv[:] = [config["file"]]  # the channel's fd numbers are not the student's business
     low, high = confine.fd_range()
     req_fd = confine.hide_fd(config["req"], low, high)
@@ -120,10 +122,14 @@ def main(config_text):
             hello["read_cap"] = confine.become(config["uid"], config["gid"], config.get("read_cap"))
         except OSError as exc:  # no CAP_SETUID (a container that dropped it): stay root
             hello["uid_error"] = str(exc)
+    hello["caps"] = confine.capabilities()   # before Landlock hides /proc
     try:
         hello["landlock"] = confine.landlock(config.get("landlock"))
     except OSError as exc:  # nothing was restricted: restrict_self is the only step that does
         hello["landlock"], hello["landlock_error"] = 0, str(exc)
+    if hello.get("read_cap") and not hello["landlock"]:  # never past file permissions unconfined
+        hello["read_cap"] = confine.drop_read_cap()
+        hello["caps"] = confine.capabilities()
     hello["rlimits"] = confine.set_rlimits(config["rlimits"])
     hello["uid"] = os.getuid()
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # an over-long file write fails, not kills
@@ -293,9 +299,11 @@ class _Server:
     def invoke(self, request):
         """Any function of the file by name, with arguments built fresh from their tags:
         ``{"board": [dim, cells, reverse]}`` a TTTBoard, ``{"grid": rows}`` a list of lists,
-        ``{"value": v}`` a plain JSON value. ``random`` is seeded with the request's
+        ``{"value": v}`` a plain JSON value. An item ``{"globals": {name: number}}`` is no
+        argument: those module values are set first (the score constants the grader judges
+        by, where it does not use the file's own). ``random`` is seeded with the request's
         ``seed`` first. The answer holds the return value and, per argument, what the call
-        left in it (a board's cells, a grid's encoding, None for a value)."""
+        left in it (a board's cells, a grid's encoding, None for a value or globals)."""
         name = request["fn"]
         function = self.namespace.get(name)
         if not callable(function):
@@ -303,7 +311,9 @@ class _Server:
                     "error": "the submission has no function %s" % name}
         args = []
         for arg in request["args"]:
-            if "board" in arg:
+            if "globals" in arg:
+                self.namespace.update(arg["globals"])
+            elif "board" in arg:
                 dim, cells, reverse = arg["board"]
                 args.append(self.board_class(dim, reverse,
                                              [cells[r * dim:r * dim + dim] for r in range(dim)]))
@@ -314,7 +324,9 @@ class _Server:
         entropy.reseed(request["seed"])
         answer = self.answer(function, args)
         after = []
-        for arg, value in zip(request["args"], args):
+        values = iter(args)
+        for arg in request["args"]:
+            value = None if "globals" in arg else next(values)
             if "board" in arg:
                 after.append(self.cells(value, arg["board"][0]))
             elif "grid" in arg:

@@ -15,6 +15,8 @@ the grading queue, the sessions and the command import these modules, never the 
     course_config       the grading configuration that stays put
     deadline_csv        students' own deadlines as an instructor writes them (a form, a CSV)
     intake              what a submission must be, and the refusals when it is not
+    checking            a hand-in's text read by a child process under limits (never here)
+    hand_in_text        what that child runs: decode, compile, the names a file defines
     times               UTC in the database, the course's time zone for people
     auth                sign-in tokens derived from the course key, who is signed in, CSRF
     folder              the course folder made the instructor's alone (0700, files 0600)

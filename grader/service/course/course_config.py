@@ -65,16 +65,19 @@ def course_config(store: Store) -> Path | None:
     return Path(chosen) if chosen else None
 
 
-def course_assignment(store: Store, given: str | None, who: str = "command line") -> str:
+def course_assignment(store: Store, given: str | None, who: str = "command line",
+                      new_course: bool = False) -> str:
     """``serve --assignment NAME``: the course holds NAME from now on (added, open, when it
-    did not); what it says. ConfigChanged when the grader knows no such assignment."""
+    did not), beside every assignment it held, the minimax it lists before it holds any
+    included, unless this start made the course (``new_course``: the options then say
+    what it holds); what it says. ConfigChanged when the grader knows no such assignment."""
     from grader.service.course import course_assignments
     if not given:
         return ""
     if store.database.one("SELECT 1 FROM assignments WHERE name = ?", (given,)):
         return ""
     try:
-        added = course_assignments.add(store, given, who=who)
+        added = course_assignments.add(store, given, who=who, keep_default=not new_course)
     except course_assignments.AssignmentRefused as problem:
         raise ConfigChanged(str(problem)) from None
     return f"the course now holds the assignment {added.title} ({added.name})"
@@ -116,3 +119,26 @@ def course_grading(store: Store, data: Path, grading: GradingOptions,
             "now on (earlier results keep the one they were graded under; regrade everyone "
             "on the configuration page to grade them all under it)")
     return ours, f"the course's configuration {chosen.name} (the same as {given})"
+
+
+def grading_described(store: Store, course: Path | None) -> str:
+    """What each of the course's assignments is graded under, for the start line: its own
+    configuration, the course's (``course``, when it is one for its rubric), or its
+    defaults.
+
+    >>> import tempfile
+    >>> from grader.service.course import auth
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> grading_described(Store(folder / "c.sqlite3", auth.load_secret(folder)), None)
+    'grading minimax under its default configuration'
+    """
+    from grader.service.course import course_assignments
+    parts = []
+    for one in course_assignments.listing(store):
+        own = course_assignments.own_settings(store, one.name).get(CONFIG_SETTING)
+        used = course_assignments.config_of(store, one.name, course)
+        parts.append(f"{one.name} under " + (
+            f"its own configuration {Path(own).name}" if own
+            else f"the course's configuration {used.name}" if used is not None
+            else "its default configuration"))
+    return "grading " + "; ".join(parts)

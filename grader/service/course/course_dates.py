@@ -146,63 +146,81 @@ def change(store: Store, wanted: dict[str, str | None], *, who: str,
     With ``assignment``, they are that assignment's own (None: it takes the course's again).
     The fields that changed. DatesError (nothing changed) when the late deadline would come
     before the deadline."""
-    if assignment is not None:
-        return _change_own(store, wanted, who, assignment)
+    if assignment is not None and course_assignments.find(store, assignment) is None:
+        raise DatesError(f"this course has no assignment {assignment[:40]!r}")
     with store.database.transaction() as db:
-        saved = {row["key"]: row["value"] for row in db.execute("SELECT * FROM settings")}
-        before = _stored(from_settings(saved))
-        after = {**before, **{key: wanted[key] for key in FIELDS if key in wanted}}
-        if after[LATE_DEADLINE] is not None and after[DEADLINE] is not None \
-                and parse_time(after[LATE_DEADLINE]) < parse_time(after[DEADLINE]):
-            raise DatesError("the late deadline is before the deadline: give a late deadline "
-                             "after the deadline, or none")
-        changed = [key for key in FIELDS if after[key] != before[key]]
-        for key in changed:
-            if after[key] is None:
-                db.execute("DELETE FROM settings WHERE key = ?", (key,))
-            else:
-                db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
-                           "SET value = excluded.value", (key, after[key]))
-            record_queries.log_in(db, who, KIND, key,
-                                  None if before[key] is None else {key: before[key]},
-                                  None if after[key] is None else {key: after[key]})
-        if CHOICE in changed:        # one setting from now on: the old one would shadow none
-            db.execute("DELETE FROM settings WHERE key = ?", (OLD_CHOICE,))
-    if changed:
-        from grader.service import lti        # the LMS's grades follow (lti imports us)
-        lti.grades_changed(store)
+        changed = change_in(db, wanted, who=who, assignment=assignment)
+    grades_follow(store, changed, assignment)
     return changed
 
 
-def _change_own(store: Store, wanted: dict[str, str | None], who: str,
-                assignment: str) -> list[str]:
-    """``change`` for one assignment's own dates."""
-    if course_assignments.find(store, assignment) is None:
-        raise DatesError(f"this course has no assignment {assignment[:40]!r}")
-    before = _stored(read(store, assignment))
-    own_before = course_assignments.own_settings(store, assignment)
-    with store.database.transaction() as db:
-        for key in FIELDS:
-            if key in wanted:
-                course_assignments.set_own(db, assignment, key, wanted[key])
-        saved = {row["key"]: row["value"] for row in db.execute("SELECT * FROM settings")}
-        saved.pop("config_file", None)
-        saved.update({row["key"]: row["value"] for row in db.execute(
-            "SELECT key, value FROM assignment_settings WHERE assignment = ?", (assignment,))})
-        after = _stored(from_settings(saved))
-        if after[LATE_DEADLINE] is not None and after[DEADLINE] is not None \
-                and parse_time(after[LATE_DEADLINE]) < parse_time(after[DEADLINE]):
-            raise DatesError("the late deadline is before the deadline: give a late deadline "
-                             "after the deadline, or none")
-        changed = [key for key in FIELDS if after[key] != before[key]
-                   or (key in wanted and wanted[key] != own_before.get(key))]
-        for key in changed:
-            record_queries.log_in(db, who, KIND, key,
-                                  {key: own_before.get(key), "assignment": assignment},
-                                  {key: wanted.get(key), "assignment": assignment})
+def grades_follow(store: Store, changed: list[str], assignment: str | None) -> None:
+    """After a commit that ``changed`` these dates: the LMS's grades follow them."""
     if changed:
         from grader.service import lti        # the LMS's grades follow (lti imports us)
         lti.grades_changed(store, assignment=assignment)
+
+
+def change_in(db: Any, wanted: dict[str, str | None], *, who: str,
+              assignment: str | None = None) -> list[str]:
+    """:func:`change` within the caller's transaction ``db``, without the LMS (the caller
+    calls :func:`grades_follow` after its commit): the fields that changed. DatesError when
+    the late deadline would come before the deadline (the caller's transaction is then
+    rolled back with everything else it wrote)."""
+    if assignment is not None:
+        return _change_own_in(db, wanted, who, assignment)
+    saved = {row["key"]: row["value"] for row in db.execute("SELECT * FROM settings")}
+    before = _stored(from_settings(saved))
+    after = {**before, **{key: wanted[key] for key in FIELDS if key in wanted}}
+    _check_order(after)
+    changed = [key for key in FIELDS if after[key] != before[key]]
+    for key in changed:
+        if after[key] is None:
+            db.execute("DELETE FROM settings WHERE key = ?", (key,))
+        else:
+            db.execute("INSERT INTO settings VALUES (?, ?) ON CONFLICT(key) DO UPDATE "
+                       "SET value = excluded.value", (key, after[key]))
+        record_queries.log_in(db, who, KIND, key,
+                              None if before[key] is None else {key: before[key]},
+                              None if after[key] is None else {key: after[key]})
+    if CHOICE in changed:        # one setting from now on: the old one would shadow none
+        db.execute("DELETE FROM settings WHERE key = ?", (OLD_CHOICE,))
+    return changed
+
+
+def _check_order(after: dict[str, str | None]) -> None:
+    if after[LATE_DEADLINE] is not None and after[DEADLINE] is not None \
+            and parse_time(after[LATE_DEADLINE]) < parse_time(after[DEADLINE]):
+        raise DatesError("the late deadline is before the deadline: give a late deadline "
+                         "after the deadline, or none")
+
+
+def _seen(db: Any, assignment: str) -> dict[str, str]:
+    """The settings ``assignment`` sees in ``db``: its own over the course's."""
+    saved = {row["key"]: row["value"] for row in db.execute("SELECT * FROM settings")}
+    saved.pop("config_file", None)
+    own = {row["key"]: row["value"] for row in db.execute(
+        "SELECT key, value FROM assignment_settings WHERE assignment = ?", (assignment,))}
+    return {**saved, **own}
+
+
+def _change_own_in(db: Any, wanted: dict[str, str | None], who: str,
+                   assignment: str) -> list[str]:
+    """``change_in`` for one assignment's own dates."""
+    own_before = {row["key"]: row["value"] for row in db.execute(
+        "SELECT key, value FROM assignment_settings WHERE assignment = ?", (assignment,))}
+    before = _stored(from_settings(_seen(db, assignment)))
+    for key in FIELDS:
+        if key in wanted:
+            course_assignments.set_own(db, assignment, key, wanted[key])
+    after = _stored(from_settings(_seen(db, assignment)))
+    _check_order(after)
+    changed = [key for key in FIELDS if after[key] != before[key]
+               or (key in wanted and wanted[key] != own_before.get(key))]
+    for key in changed:
+        record_queries.log_in(db, who, KIND, key,
+                              {key: own_before.get(key), "assignment": assignment},
+                              {key: wanted.get(key), "assignment": assignment})
     return changed
 
 

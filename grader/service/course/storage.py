@@ -412,17 +412,22 @@ class Store:
         """Commit a submission (queued) and return it: after this, it is "received".
 
         The limits are checked in the same transaction as the insert, so two uploads at
-        once cannot both pass them: InFlight when ``one_in_flight`` and one is queued or
-        running (a regrade the instructor queued does not count: the student may hand in
-        meanwhile); TooMany when ``per_hour`` were received in the hour before."""
+        once cannot both pass them: InFlight when ``one_in_flight`` and one of the same
+        assignment is queued or running (a regrade the instructor queued does not count: the
+        student may hand in meanwhile; nor does another assignment's hand-in); TooMany when
+        ``per_hour`` were received in the hour before, all assignments together."""
         digest = hashlib.sha256(data).hexdigest()
         now = received_at or utc_now()
         with self._transaction() as db:
+            if assignment is None:    # the course's first assignment
+                first = db.execute("SELECT name FROM assignments ORDER BY position, name "
+                                   "LIMIT 1").fetchone()
+                assignment = first["name"] if first is not None else "minimax"
             if one_in_flight:
                 row = db.execute(f"SELECT {_COLUMNS} FROM submissions WHERE student = ? AND "
-                                 "status IN ('queued', 'running') AND regrade = 0 "
-                                 "ORDER BY id LIMIT 1",
-                                 (student,)).fetchone()
+                                 "assignment = ? AND status IN ('queued', 'running') AND "
+                                 "regrade = 0 ORDER BY id LIMIT 1",
+                                 (student, assignment)).fetchone()
                 if row is not None:
                     raise InFlight(_row(row))
             if per_hour is not None:
@@ -432,10 +437,6 @@ class Store:
                     "ORDER BY received_at", (student, since))]
                 if len(times) >= per_hour:
                     raise TooMany(times[len(times) - per_hour])
-            if assignment is None:    # the course's first assignment
-                first = db.execute("SELECT name FROM assignments ORDER BY position, name "
-                                   "LIMIT 1").fetchone()
-                assignment = first["name"] if first is not None else "minimax"
             cursor = db.execute(
                 "INSERT INTO submissions (student, received_at, filename, size, sha256, bytes, "
                 "late, config, assignment) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",

@@ -73,6 +73,8 @@ class Admitted:
 
     >>> Admitted("ada").home, Admitted("ada", several=True, assignment="montecarlo").home
     ('/', '/?assignment=montecarlo')
+    >>> Admitted(None, several=True, assignment="montecarlo").home
+    '/instructor?assignment=montecarlo'
     """
 
     student: str | None
@@ -87,7 +89,7 @@ class Admitted:
         """Where the launch lands: a student on their page (of the link's assignment when
         the course has several; a page that says so while it is not chosen), the
         instructor on theirs (first on the page that asks a new link's assignment), a
-        grader on the class."""
+        grader on the class (of the link's assignment when the course has several)."""
         if self.student is not None:
             if not self.several:
                 return "/"
@@ -96,6 +98,8 @@ class Admitted:
         if self.several and self.assignment is None and self.grader_hash is None \
                 and self.link is not None and self.link.resource_link_id:
             return f"{CHOOSE_PAGE}?{self.link.query()}"
+        if self.several and self.assignment:
+            return f"/instructor?{urlencode({'assignment': self.assignment})}"
         return "/instructor"
 
 

@@ -26,6 +26,7 @@ import logging
 import secrets
 from datetime import timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.background import BackgroundTask
 from starlette.concurrency import run_in_threadpool
@@ -510,7 +511,8 @@ async def link_choose(request: Request) -> Response:
     if problem:
         return await run_in_threadpool(_link_page, request,
                                        resource_links.LinkKey.from_fields(form), problem)
-    return RedirectResponse("/instructor", status_code=303)
+    chosen = urlencode({"assignment": str(form.get("assignment"))})
+    return RedirectResponse(f"/instructor?{chosen}", status_code=303)  # the link's class
 
 
 async def unchosen(request: Request) -> Response:

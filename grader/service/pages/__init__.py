@@ -7,7 +7,10 @@ and change the course through :mod:`grader.service.course` (never the other way)
     report_parts         the terminal report of a grading run, read back into a page's parts
     signin               signing in with a personal link, and out
     student_routes       the student's pages and ``/api/submissions``
-    instructor           the instructor's pages: the class, queue, roster, gradebook, config
+    instructor           the instructor's pages: the class, a student, the queue, regrades
+    roster_routes        the roster and the links
+    gradebook_routes     the gradebooks (plain, Canvas, Moodle) and the summary
+    config_routes        the grading configuration
     records_routes       students' own deadlines, adjustments, a new instructor link
     course_dates_routes  the course's dates on the page and in the JSON API
     assignments_routes   the course's assignments on the page and in the JSON API

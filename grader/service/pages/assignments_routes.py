@@ -3,23 +3,29 @@
 
     GET  /api/assignments               {"assignments": [{"name", "title", "position", "open",
                                         "deadline", "late_deadline", "late_penalty", "choice",
-                                        "own": [the settings it has of its own]}],
+                                        "own": [the settings it has of its own],
+                                        "hand_ins": how many it holds}],
                                         "available": [every assignment the grader knows]}
     POST /api/assignments               {"name": "montecarlo", "title"?: "...", "open"?: true,
                                         "deadline"?: ..., ...}: add one (201, as GET lists it)
     PUT  /api/assignments/NAME          {"open"?: false, "position"?: 1, "title"?: "...",
                                         "deadline"?: ..., ...}: change it ("" or null for a
                                         date: the course's again)
+    DELETE /api/assignments/NAME        take it out of the course (409 while it has
+                                        hand-ins: close it instead)
     GET  /instructor/assignments        the page: the list, a form per assignment, "add"
     POST /instructor/assignments        its forms (the instructor's; CSRF as every form)
 
-The course staff read them; only the instructor changes them (a Bearer token, or the
-session's cookie with X-CSRF-Token, and Content-Type: application/json).
+Every write does all it says or nothing: each field is read and checked first, then the
+whole change is one transaction. The course staff read them; only the instructor changes
+them (a Bearer token, or the session's cookie with X-CSRF-Token, and Content-Type:
+application/json).
 """
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -41,11 +47,12 @@ SHAPE = ("open", "position", "title")     # what PUT changes besides the dates
 
 def assignment_json(store: Store, one: course_assignments.CourseAssignment) -> dict[str, Any]:
     """One assignment as the API lists it: its place, whether it is open, its dates (its own
-    or the course's) and which of them are its own."""
+    or the course's), which of them are its own, and how many hand-ins it holds."""
     dates = course_dates.read(store, one.name).json()
     own = sorted(key for key in course_assignments.own_settings(store, one.name)
                  if key in course_dates.FIELDS)
-    return {**one.json(), **dates, "own": own}
+    return {**one.json(), **dates, "own": own,
+            "hand_ins": course_assignments.hand_ins(store, one.name)}
 
 
 def listing_json(store: Store) -> dict[str, Any]:
@@ -56,11 +63,27 @@ def listing_json(store: Store) -> dict[str, Any]:
                           for known in available()]}
 
 
-def _apply(store: Store, name: str, data: dict[str, Any], zone: Any, who: str) -> None:
-    """Change ``name`` as ``data`` asks (its shape, then its dates); ValueError on a wrong
-    field (nothing of the dates is changed then)."""
-    unknown = sorted(str(key) for key in data if key not in SHAPE + course_dates.FIELDS
-                     + ("name",))
+@dataclass(frozen=True)
+class Asked:
+    """What a request asks of an assignment, every field read and checked before anything
+    is written (:func:`asked`)."""
+
+    opened: bool | None = None
+    position: int | None = None
+    title: str | None = None
+    dates: dict[str, str | None] = field(default_factory=dict)
+
+
+def asked(data: dict[str, Any], zone: Any, also: tuple[str, ...] = ()) -> Asked:
+    """The fields of ``data`` (a JSON body or a form), read and checked; ValueError (a
+    DatesError for a date) naming the first that is wrong. ``also``: fields the caller
+    reads itself (``name``).
+
+    >>> from datetime import timezone
+    >>> asked({"open": False, "deadline": "2026-12-15T23:59"}, timezone.utc).dates
+    {'deadline': '2026-12-15T23:59:00.000000Z'}
+    """
+    unknown = sorted(str(key) for key in data if key not in SHAPE + course_dates.FIELDS + also)
     if unknown:
         raise ValueError(f"unknown field {unknown[0][:40]!r}: an assignment's fields are "
                          + ", ".join(SHAPE + course_dates.FIELDS))
@@ -74,12 +97,25 @@ def _apply(store: Store, name: str, data: dict[str, Any], zone: Any, who: str) -
     title = data.get("title")
     if title is not None and not isinstance(title, str):
         raise ValueError("title: a text")
-    dates = {key: data[key] for key in course_dates.FIELDS if key in data}
-    wanted = course_dates.parse_fields(dates, zone)
-    course_assignments.update(store, name, who=who, opened=opened, position=position,
-                              title=title)
-    if wanted:
-        course_dates.change(store, wanted, who=who, assignment=name)
+    dates = course_dates.parse_fields({key: data[key] for key in course_dates.FIELDS
+                                       if key in data}, zone)
+    return Asked(opened, position, title, dates)
+
+
+def _write(store: Store, name: str, wanted: Asked, who: str, add: bool = False) -> None:
+    """Add ``name`` (when ``add``) and change it as ``wanted`` says, all in one transaction:
+    a refusal on any part (an assignment the course has already, a late deadline before
+    the deadline) changes nothing."""
+    with store.database.transaction() as db:
+        if add:
+            course_assignments.add_in(db, name, who=who, title=wanted.title,
+                                      opened=wanted.opened is not False)
+        course_assignments.update_in(db, name, who=who, position=wanted.position,
+                                     opened=None if add else wanted.opened,
+                                     title=None if add else wanted.title)
+        changed = course_dates.change_in(db, wanted.dates, who=who, assignment=name) \
+            if wanted.dates else []
+    course_dates.grades_follow(store, changed, name)
 
 
 async def api_assignments(request: Request) -> Response:
@@ -90,7 +126,8 @@ async def api_assignments(request: Request) -> Response:
 
 
 async def api_add_assignment(request: Request) -> Response:
-    """``POST /api/assignments`` (the instructor): add one of the grader's assignments."""
+    """``POST /api/assignments`` (the instructor): add one of the grader's assignments, with
+    what the body says of it; 400 and nothing changed when any of it is refused."""
     api_instructor(request)
     data = await json_body(request)
     store = request.app.state.store
@@ -98,28 +135,18 @@ async def api_add_assignment(request: Request) -> Response:
     if not isinstance(name, str) or not name:
         return JSONResponse({"error": "name: which assignment to add (GET /api/assignments "
                                       "lists the ones available)"}, 400)
-
-    def add() -> dict[str, Any]:
-        added = course_assignments.add(store, name, who=INSTRUCTOR,
-                                       title=data.get("title") if isinstance(
-                                           data.get("title"), str) else None,
-                                       opened=data.get("open") is not False)
-        rest = {key: value for key, value in data.items()
-                if key not in ("name", "title", "open")}
-        if rest:
-            _apply(store, added.name, rest, request.app.state.settings.zone, INSTRUCTOR)
-        return assignment_json(store, course_assignments.chosen(store, added.name))
-
     try:
-        answer = await run_in_threadpool(add)
-    except (ValueError, course_dates.DatesError) as problem:   # AssignmentRefused is one
+        wanted = asked(data, request.app.state.settings.zone, also=("name",))
+        await run_in_threadpool(_write, store, name, wanted, INSTRUCTOR, True)
+    except ValueError as problem:     # AssignmentRefused and DatesError are ones
         return JSONResponse({"error": str(problem)}, 400)
     log.info("the instructor added the assignment %s", name)
-    return JSONResponse(answer, 201)
+    return JSONResponse(assignment_json(store, course_assignments.chosen(store, name)), 201)
 
 
 async def api_change_assignment(request: Request) -> Response:
-    """``PUT /api/assignments/NAME`` (the instructor)."""
+    """``PUT /api/assignments/NAME`` (the instructor); 400 and nothing changed when any
+    field is refused."""
     api_instructor(request)
     data = await json_body(request)
     store = request.app.state.store
@@ -127,11 +154,28 @@ async def api_change_assignment(request: Request) -> Response:
     if course_assignments.find(store, name) is None:
         return JSONResponse({"error": f"this course has no assignment {name[:40]!r}"}, 404)
     try:
-        await run_in_threadpool(_apply, store, name, data, request.app.state.settings.zone,
-                                INSTRUCTOR)
-    except (ValueError, course_dates.DatesError) as problem:
+        wanted = asked(data, request.app.state.settings.zone, also=("name",))
+        await run_in_threadpool(_write, store, name, wanted, INSTRUCTOR)
+    except ValueError as problem:
         return JSONResponse({"error": str(problem)}, 400)
     return JSONResponse(assignment_json(store, course_assignments.chosen(store, name)))
+
+
+async def api_remove_assignment(request: Request) -> Response:
+    """``DELETE /api/assignments/NAME`` (the instructor): take it out of the course (404
+    when the course has none such; 409, with the count, while it has hand-ins)."""
+    api_instructor(request)
+    store = request.app.state.store
+    name = request.path_params["assignment"]
+    try:
+        gone = await run_in_threadpool(
+            lambda: course_assignments.remove(store, name, who=INSTRUCTOR))
+    except course_assignments.NotHeld as problem:
+        return JSONResponse({"error": str(problem)}, 404)
+    except course_assignments.InUse as problem:
+        return JSONResponse({"error": str(problem)}, 409)
+    log.info("the instructor took the assignment %s out of the course", name)
+    return JSONResponse({"removed": gone.json(), **listing_json(store)})
 
 
 def _page(request: Request, problem: str | None = None, status_code: int = 200,
@@ -153,7 +197,8 @@ async def assignments_page(request: Request) -> Response:
 
 
 async def assignments_form(request: Request) -> Response:
-    """``POST /instructor/assignments``: add one, or change one (open, close, move, dates)."""
+    """``POST /instructor/assignments``: add one, or change one (open, close, move, dates),
+    or take one out; every field is checked before anything is written."""
     form = await instructor_form(request)
     store = request.app.state.store
     zone = request.app.state.settings.zone
@@ -162,23 +207,24 @@ async def assignments_form(request: Request) -> Response:
     name = name if isinstance(name, str) else ""
     try:
         if action == "add":
-            await run_in_threadpool(lambda: course_assignments.add(store, name,
-                                                                   who=INSTRUCTOR))
-        elif action in ("open", "close"):
-            await run_in_threadpool(_apply, store, name, {"open": action == "open"}, zone,
-                                    INSTRUCTOR)
-        elif action in ("up", "down"):
+            await run_in_threadpool(_write, store, name, Asked(), INSTRUCTOR, True)
+        elif action == "remove":
+            await run_in_threadpool(
+                lambda: course_assignments.remove(store, name, who=INSTRUCTOR))
+        elif action in ("open", "close", "up", "down", "dates"):
             current = course_assignments.chosen(store, name)
-            moved = current.position - 1 if action == "up" else current.position + 1
-            await run_in_threadpool(_apply, store, name, {"position": max(1, moved)}, zone,
-                                    INSTRUCTOR)
-        elif action == "dates":
-            fields = {key: form.get(key) for key in course_dates.FIELDS
-                      if isinstance(form.get(key), str)}
-            await run_in_threadpool(_apply, store, name, fields, zone, INSTRUCTOR)
+            if action == "dates":
+                wanted = asked({key: form.get(key) for key in course_dates.FIELDS
+                                if isinstance(form.get(key), str)}, zone)
+            elif action in ("up", "down"):
+                wanted = Asked(position=max(1, current.position + (-1 if action == "up"
+                                                                   else 1)))
+            else:
+                wanted = Asked(opened=action == "open")
+            await run_in_threadpool(_write, store, name, wanted, INSTRUCTOR)
         else:
-            raise ValueError("choose what to do: add, open, close, up, down or dates")
-    except (ValueError, course_dates.DatesError) as problem:
+            raise ValueError("choose what to do: add, open, close, up, down, dates or remove")
+    except ValueError as problem:     # AssignmentRefused and DatesError are ones
         return await run_in_threadpool(_page, request, str(problem), 400)
     return RedirectResponse(f"{path_for(request, 'instructor_assignments')}?did={action}",
                             status_code=303)
@@ -190,6 +236,8 @@ routes = [
           name="api_add_assignment"),
     Route("/api/assignments/{assignment}", api_change_assignment, methods=["PUT"],
           name="api_change_assignment"),
+    Route("/api/assignments/{assignment}", api_remove_assignment, methods=["DELETE"],
+          name="api_remove_assignment"),
     Route("/instructor/assignments", assignments_page, methods=["GET"],
           name="instructor_assignments"),
     Route("/instructor/assignments", assignments_form, methods=["POST"],

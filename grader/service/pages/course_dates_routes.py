@@ -24,7 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from grader.service.course import auth, course_dates
+from grader.service.course import auth, course_assignments, course_dates
 from grader.service.course.storage import INSTRUCTOR
 from grader.service.pages.pages import path_for, render
 from grader.service.pages.records_routes import api_instructor, instructor_form, json_body
@@ -74,8 +74,12 @@ def _page(request: Request, problem: str | None = None, saved: bool = False,
     store = request.app.state.store
     settings = request.app.state.settings
     dates = course_dates.read(store)
+    every = course_assignments.listing(store)
+    following = [one for one in every if not set(course_assignments.own_settings(
+        store, one.name)) & set(course_dates.FIELDS)]
     return render(request, "instructor_course.html", {
-        "dates": dates, "zone_name": settings.zone_name,
+        "dates": dates, "zone_name": settings.zone_name, "assignments": every,
+        "following": following,
         "local_input": lambda moment: local_input(moment, settings.zone),
         "changes": [course_dates.change_json(one) for one in course_dates.history(store)],
         "form": form, "problem": problem, "saved": saved}, status_code=status_code)

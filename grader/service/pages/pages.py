@@ -68,7 +68,8 @@ def is_api(request: Request) -> bool:
 def base_context(request: Request) -> dict[str, Any]:
     session = request.scope.get("session")
     identity = auth.current_identity(request) if "app" in request.scope else None
-    return {"me": identity,
+    settings = getattr(request.app.state, "settings", None) if "app" in request.scope else None
+    return {"me": identity, "read_only": bool(getattr(settings, "read_only", False)),
             "csrf": auth.csrf_token(session) if session is not None else "",
             "show_time": _shown_in(request), "show_size": show_size, "show_wait": show_wait}
 

@@ -12,6 +12,7 @@ item first).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +31,10 @@ MIN_ESTIMATE = 3.0
 # A test of results.json that is not a rubric item: a failed item's full feedback, which
 # Gradescope (and the page) show once the deadline has passed (``--visibility categories``).
 IN_FULL = ": the failures in full"
+# The report's line when the grader was given the assignment (``grader.assignments.choose``),
+# as every hand-in of the page is graded; it is among the report's first lines.
+TOLD = re.compile(r"(Assignment: .*), as the grader was told \(--assignment [\w-]+\)$")
+HEADER_LINES = 6
 
 
 # --- the wait ------------------------------------------------------------------------------
@@ -262,19 +267,25 @@ def score_line(final: FinalScore | None, late: bool = False) -> str:
 
 
 def with_score_line(report: str, line: str) -> str:
-    """The text report with its "Score: ..." line (the grader's score) replaced by ``line``.
+    """The text report as the page gives it: its "Score: ..." line (the grader's score)
+    replaced by ``line``, and its "Assignment: ..." line saying that the page chose the
+    assignment (the page tells the grader which one; a student who named none did not).
 
     >>> with_score_line("Submission: a.py\\nScore: 100 / 100\\n", "Final score: 90 / 100")
     'Submission: a.py\\nFinal score: 90 / 100\\n'
+    >>> with_score_line("Assignment: Monte Carlo (montecarlo), as the grader was told "
+    ...                 "(--assignment montecarlo)", "")
+    'Assignment: Monte Carlo (montecarlo), the one it was handed in for'
     """
-    if not line:
-        return report
     lines = report.split("\n")
     for index, text in enumerate(lines):
-        if text.startswith("Score: "):
+        told = TOLD.match(text) if index < HEADER_LINES else None
+        if told:
+            lines[index] = f"{told.group(1)}, the one it was handed in for"
+        elif line and text.startswith("Score: "):
             lines[index] = line
-            return "\n".join(lines)
-    return report
+            line = ""                    # the first such line only
+    return "\n".join(lines)
 
 
 # What a score's JSON names when its caller names no assignment: a course's first before it

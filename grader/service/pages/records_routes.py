@@ -31,13 +31,15 @@ from starlette.routing import Route
 
 from grader.service import lti
 from grader.service.course import auth, course_assignments, course_dates, record_queries
-from grader.service.course.deadline_csv import DeadlineError, read_deadlines_csv, time_field
+from grader.service.course.deadline_csv import (DeadlineError, OwnDeadline, read_deadlines_csv,
+                                                time_field)
 from grader.service.course.intake import Deadlines
 from grader.service.course.record_queries import RecordError
 from grader.service.course.storage import INSTRUCTOR, Store
 from grader.service.course.times import format_time
 from grader.service.pages.instructor import student_page, submission_page
 from grader.service.pages.pages import path_for, render
+from grader.service.pages.roster_routes import roster_page_response
 
 log = logging.getLogger("grader.service")
 
@@ -207,44 +209,66 @@ async def form_deadline(request: Request) -> Response:
 
 async def form_deadlines_csv(request: Request) -> Response:
     """``POST /instructor/deadlines``: many students' own deadlines from a CSV
-    (student_id,deadline,late_deadline): all of them, or none when any line is wrong."""
+    (student_id,deadline,late_deadline, and optionally assignment): all of them, or none
+    when any line is wrong."""
     auth.require_instructor(request)
     form = await request.form(max_files=1, max_fields=5, max_part_size=MAX_CSV)
     auth.require_csrf(request, form)
     upload = form.get("deadlines")
-    store = _store(request)
-    context: dict[str, Any] = {"count": len(store.students()), "outcome": None,
-                               "problem": None, "deadlines_outcome": None}
     if not isinstance(upload, UploadFile) or not upload.filename:
-        context["deadlines_problem"] = "no file: choose the deadlines' .csv file"
-        return render(request, "instructor_roster.html", context, 400)
+        return roster_page_response(request, 400, deadlines_problem="no file: choose the "
+                                                                    "deadlines' .csv file")
     try:
         entries = read_deadlines_csv((await upload.read()).decode("utf-8-sig"),
                                      _zone(request), upload.filename)
-        count = await run_in_threadpool(store_deadlines, store, entries)
+        counts = await run_in_threadpool(store_deadlines, _store(request), entries)
     except UnicodeDecodeError:
-        context["deadlines_problem"] = f"{upload.filename} is not UTF-8 text: save it as CSV UTF-8"
-        return render(request, "instructor_roster.html", context, 400)
+        return roster_page_response(request, 400, deadlines_problem=(
+            f"{upload.filename} is not UTF-8 text: save it as CSV UTF-8"))
     except (DeadlineError, RecordError) as problem:
-        context["deadlines_problem"] = str(problem)
-        return render(request, "instructor_roster.html", context, 400)
-    context["deadlines_outcome"] = f"{upload.filename}: {count} students' own deadlines set."
-    return render(request, "instructor_roster.html", context)
+        return roster_page_response(request, 400, deadlines_problem=str(problem))
+    return roster_page_response(
+        request, deadlines_outcome=f"{upload.filename}: {deadlines_said(counts)}.")
 
 
-def store_deadlines(store: Store, entries: list[tuple[str, str, str | None]],
-                    who: str = INSTRUCTOR) -> int:
-    """Set every ``(student, deadline, late_deadline)`` in one transaction (all or none)."""
-    unknown = [student for student, _, _ in entries if store.student(student) is None]
+def store_deadlines(store: Store, entries: list[OwnDeadline],
+                    who: str = INSTRUCTOR) -> dict[str, int]:
+    """Set every own deadline of ``entries`` in one transaction (all or none): how many of
+    each assignment, in the course's order. RecordError naming the students the roster does
+    not have, or the assignments the course does not hold (with the ones it holds)."""
+    unknown = sorted({entry.student for entry in entries if store.student(entry.student) is None})
     if unknown:
         raise RecordError("nothing was set: these ids are not in the roster (import it "
                           "first, or fix the ids): " + ", ".join(unknown[:10]))
+    held = course_assignments.names(store)
+    foreign = sorted({entry.assignment for entry in entries
+                      if entry.assignment is not None and entry.assignment not in held})
+    if foreign:
+        raise RecordError(f"nothing was set: this course has no assignment "
+                          f"{', '.join(repr(name[:40]) for name in foreign[:5])}; its "
+                          f"assignments are: {', '.join(held)}")
+    counts = {name: 0 for name in held}
     with store.database.transaction():
-        for student, deadline, late in entries:
-            record_queries.set_deadline(store, student, deadline, late, who=who)
-    for student, _, _ in entries:
+        for entry in entries:
+            name = entry.assignment or held[0]
+            record_queries.set_deadline(store, entry.student, entry.deadline,
+                                        entry.late_deadline, who=who, assignment=name)
+            counts[name] += 1
+    for student in dict.fromkeys(entry.student for entry in entries):
         lti.grade_changed(store, student)
-    return len(entries)
+    return {name: count for name, count in counts.items() if count}
+
+
+def deadlines_said(counts: dict[str, int]) -> str:
+    """What was set, by assignment.
+
+    >>> deadlines_said({"minimax": 2, "montecarlo": 1})
+    "3 own deadlines set (minimax: 2, montecarlo: 1); each assignment's holds for the others"
+    """
+    total = sum(counts.values())
+    return (f"{total} own deadline{'s' if total != 1 else ''} set ("
+            + ", ".join(f"{name}: {count}" for name, count in counts.items())
+            + "); each assignment's holds for the others")
 
 
 # --- an adjustment ---------------------------------------------------------------------------

@@ -4,7 +4,9 @@ in its home, then 16 MB files until the disk says no.
 Expected: its working directory is read-only; a single file stops at 16 MiB (RLIMIT_FSIZE,
 EFBIG rather than a kill); under bubblewrap everything it writes lives in a 64 MiB private
 /tmp. It answers correctly but reports what it managed in an exception on the empty 1x1
-board ("wrote N bytes ..."): "other sizes" loses that one check.
+board ("wrote N bytes ..."): "other sizes" loses that one check. (Without bubblewrap its
+scratch folder is watched instead, and the import is stopped once it passes 64 MiB: a load
+error, tested in tests/sandbox/test_confinement.py.)
 """
 import os
 

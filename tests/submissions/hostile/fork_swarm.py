@@ -1,7 +1,9 @@
 """Hostile: a fork bomb in one call (the empty 1x1 board): every process forks forever.
 
-Expected: the sandbox's process limit (64, its uid's own) caps the swarm; the caller is
-stopped at its CPU or wall limit and every process of the swarm is killed with it. That
+Expected: the sandbox's process limit (64, its uid's own) caps the swarm; the call is
+charged the CPU time of every process of it and stopped at its limit, and every process of
+the swarm is killed with it (tests/sandbox/test_confinement.py: setsid'd busy children
+forked at import or in a call are ended when it ends, their CPU time its own). That
 costs the one call: "other sizes" and "time" lose a check, every other item is full. No
 process is left, and other sandboxes (which have other uids) can still fork meanwhile.
 

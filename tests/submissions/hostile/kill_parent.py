@@ -1,6 +1,7 @@
 """Hostile: in every call, SIGKILL to its parent, to pid 1, and to its parent's
 process group (under bubblewrap the parent is bubblewrap's init; in the fallback it is the
-grader itself). Failures are ignored and the answer is correct.
+worker's supervisor, which keeps the grader's uid). Failures are ignored and the answer is
+correct.
 
 Expected: every kill is refused (another uid; Landlock scopes signals to the sandbox;
 a pid namespace's init ignores them): the grader is untouched and the score is 100.

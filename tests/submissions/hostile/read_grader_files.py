@@ -1,11 +1,14 @@
-"""Hostile: tries to read what is not its own: the grader's solver (the answer key) and
-configuration by absolute path, another student's submission in the same folder, the
-grader's environment and command line through /proc, and the --json report path.
+"""Hostile: tries to read what is not its own: the grader's solver (the answer key), its
+hidden checks (both assignments') and configuration by absolute path, another student's
+submission in the same folder, the grader's environment and command line through /proc,
+the --json report path, and /etc/shadow.
 
 Expected: every read fails (bubblewrap shows only the system, Python and provided;
 Landlock allows reads only beneath those and the box, and hides /proc), so it answers
 correctly everywhere: score 100. Anything it managed to read would come back as an
-exception on the 1x1 board whose message starts with "STOLEN:".
+exception on the 1x1 board whose message starts with "STOLEN:". (Without either, the
+worker holds no capability and the grader refuses to run it unless file permissions keep
+all of these out of its reach: tests/sandbox/test_confinement.py.)
 """
 import os
 
@@ -39,7 +42,9 @@ def solve(board, player):
 ONE_BY_ONE = "TTTBoard(1, False, [[EMPTY]])"
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(provided.__file__)))
-TARGETS = [os.path.join(PROJECT, "grader", "solver.py"),
+TARGETS = [os.path.join(PROJECT, "grader", "judge", "solver.py"),
+           os.path.join(PROJECT, "grader", "suite", "test_rubric.py"),
+           os.path.join(PROJECT, "grader", "assignments", "montecarlo", "test_montecarlo.py"),
            os.path.join(PROJECT, "grader", "default.cfg"),
            os.path.join(PROJECT, "setup.cfg"),
            "@OTHER@", "@JSON@", "/proc/%d/environ" % os.getppid(),
