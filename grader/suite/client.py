@@ -3,18 +3,21 @@
 Every call goes through the sandbox with the limit of its tier (``grader.timing.pacing``); an
 answer is judged at once and cached (a position is asked once per run, whichever rubric
 item asks). A call near its limit (one that ran out of CPU time, or the call that decides
-its tier when it used more than half its limit) is measured again, carefully: each new
-round runs between two timings of the reference on a position of the same size and mode,
-on the same CPU, and is within or over the limit those two timings set (on short limits
-each timing is repeated and the least kept: a burst of load only adds time); the first
-measurement and the rounds vote, and two of three decide. So one disturbed measurement (a burst of
-load, a slower moment of a virtual CPU) cannot change a verdict. The rounds are the
-grader's own checking: they are not charged to the student's budget, and they may cost no
-more than what the student's own calls have cost so far, plus ``VERIFY`` searches of the
-empty board (a few seconds); after that the votes so far decide (a tie in the student's
-favour). A round times the reference on a position cheap enough to cost at most
-``CAREFUL_REFERENCE`` of the call's limit (its time scaled by the nodes), so that a
-strict policy (``factor`` below 1) does not make the reference the expensive part.
+its tier when it used more than half its limit) is decided by paired rounds
+(``grader.timing.careful``): each round makes the call again between two timings of the
+reference on a position of the same size and mode, on the same CPU, and votes with the
+ratio of the call to those timings (on short limits each round repeats both and compares
+their means); the majority of five decides, a first round far from the limit alone. So
+neither a disturbed measurement (a burst of load, a slower moment of a virtual CPU) nor a
+calibration timed under another load decides a verdict. The rounds are the grader's own
+checking: they are not charged to the student's budget, and they may cost no more than
+what the student's own calls have cost so far, plus ``VERIFY`` searches of the empty board
+(a few seconds); after that the votes so far decide (a tie in the student's favour). A
+round times the reference on a position cheap enough to cost at most ``CAREFUL_REFERENCE``
+of the call's limit (its time scaled by the nodes), so that a strict policy (``factor``
+below 1) does not make the reference the expensive part. The other calls of a tier whose
+deciding call passed may take ``PASSED_MARGIN`` times the tier's limit
+(``grader.timing.pacing``).
 
 Calls on small positions (their tier is not timed by ratio: its limit is hundreds of times
 what a plain minimax needs there) are made in batches where they come in a row
@@ -50,20 +53,18 @@ from grader.judge.position import Move, Position
 from grader.judge.results import Failure
 from grader.sandbox import Reply, Sandbox
 from grader.judge.solver import Solver
+from grader.timing.careful import HEADROOM, ROUNDS, Pair, decide, settle
 from grader.timing.policy import (EMPTY_BOARD_NODES, REFERENCE_3X3, REFERENCE_3X3_NODES,
                                   Calibration, TimePolicy)
 
 NEAR = 0.5       # a decisive call that used this share of its limit is measured again
-ROUNDS = 3       # votes on a call measured again (the first measurement's included)
-HEADROOM = 1.25  # how far past its limit a round may run, so that it ends on either side of it
 VERIFY = 2.0     # the rounds' allowance beyond what the student's calls have cost so far, in
                  # empty-board searches of the reference (not the student's budget: whether
                  # a call is near a limit must not cost its grade)
 CAREFUL_REFERENCE = 0.1   # a round's reference timing costs at most this share of the limit
 SHORT_ROUND = 0.05   # a round whose limit is shorter than this many empty-board searches
-REPEATS = 5          # repeats its timings (up to this many times) and keeps the least of
-                     # each: a disturbance only ever adds time, and short calls are the
-                     # ones a burst of load disturbs most
+REPEATS = 5          # repeats its timings and calls (up to this many times) and compares
+                     # their means: short calls are the ones a burst of load disturbs most
 RECALIBRATE_EVERY = 1.0   # budget (empty-board searches) spent between two checks of the speed
 DRIFT = 0.1          # a check (one timing of the reference) this far from the calibration, faster
                      # or slower, means the machine's speed moved: the reference is timed again
@@ -327,77 +328,81 @@ class StudentClient:
                    - self.sandbox.first_calibration_seconds
                    - self.stats.careful_reference_seconds)
 
-    def _least_reference(self, yardstick: Position, wall: float, repeats: int) -> float:
-        """The least of ``repeats`` timings of the reference on ``yardstick``."""
+    def _reference_block(self, yardstick: Position, wall: float, repeats: int) -> float:
+        """The reference's CPU time on ``yardstick``: the mean of ``repeats`` timings in a
+        row (as long as a round's calls, so that both see the same load)."""
         times = []
         for _ in range(repeats):
             times.append(self.sandbox.reference_seconds(yardstick, wall))
             self.stats.careful_references += 1
             self.stats.careful_reference_seconds += times[-1]
-        return min(times)
+        return sum(times) / len(times)
 
     def _remeasure(self, function: str, position: Position, tier: Tier, first: Reply,
                    first_limit: float) -> "Remeasured | None":
-        """Vote on the call: its first measurement, then rounds, each between two timings
-        of the reference, until two of ``ROUNDS`` agree or the allowance
-        (``careful_left``) cannot pay for another round (a tie then goes to the student).
-        None if interrupted, or if the allowance could not pay for a single round.
+        """Decide the call by paired rounds (``grader.timing.careful``): each makes the call
+        again between two timings of the reference, until the rounds decide or the allowance
+        (``careful_left``) cannot pay for another (the votes so far then decide, a tie to
+        the student). None if interrupted, or if the allowance could not pay for a round.
 
         The reference is timed on a position of the call's size and mode cheap enough to
         cost at most CAREFUL_REFERENCE of the limit (the tier's hardest when that is
         cheap enough), and its time scaled by the nodes of the tier's hardest."""
-        factor = self.policy.factor
+        factor = self.policy.factor * self.pacing.margin(tier, position)
         calibration = self.sandbox.calibration
         assert calibration is not None
         unit = calibration.empty_board_seconds
         tier_nodes = self.pacing.tier_nodes(tier, position)
         yardstick = self.pacing.careful_yardstick(
-            tier, position, CAREFUL_REFERENCE * factor * tier_nodes)
+            tier, position, CAREFUL_REFERENCE * self.policy.factor * tier_nodes)
         scale = tier_nodes / self.pacing.nodes(yardstick)
         reference = calibration.seconds(yardstick.dim, self.pacing.nodes(yardstick))
         # Wall time the reference may take: generous, a busy machine may halve its speed.
         wall = 20 * reference
-        within: list[tuple[Reply, float]] = []
-        over: list[tuple[Reply, float]] = []
-        (within if first.status == "ok" else over).append((first, first_limit))
-        # Short limits: each timing is repeated and the least kept (from the policy and
-        # the nodes alone, so the same on every run).
+        # Short limits: each round times the reference and makes the call several times
+        # (from the policy and the nodes alone, so the same on every run).
         repeats = min(REPEATS, max(1, math.ceil(
-            SHORT_ROUND * EMPTY_BOARD_NODES / (factor * tier_nodes))))
-        # What a round will cost, from what the first measurement cost: the call again,
-        # and one timing of the reference (two for the first round).
+            SHORT_ROUND * EMPTY_BOARD_NODES / (self.policy.factor * tier_nodes))))
+        # What a round will cost, from what the first measurement cost: the calls again,
+        # and the timings of the reference after them (and before, for the first round).
         cost = repeats * (min(first.cpu_seconds, HEADROOM * first_limit) + reference) / unit
+        first_within = first.status == "ok"
+        pairs: list[Pair] = []
+        last: dict[bool, tuple[Reply, float]] = {}   # each side's latest reply and limit
         before: float | None = None
-        while max(len(within), len(over)) <= ROUNDS // 2:
+        while decide(pairs, factor, first_within, short=repeats > 1) is None:
             if (cost + (repeats * reference / unit if before is None else 0.0)
                     > self.careful_left()):
                 break
             if before is None:
-                before = self._least_reference(yardstick, wall, repeats)
+                before = self._reference_block(yardstick, wall, repeats) * scale
             replies = []
             for _ in range(repeats):
                 reply, _ = self._attempt(function, position, tier,
-                                         HEADROOM * factor * before * scale, verify=True)
+                                         HEADROOM * factor * before, verify=True)
                 if reply is None or self.interrupted:
                     return None
                 self.stats.round_seconds += reply.cpu_seconds
                 if reply.status not in ("ok", "timeout"):
                     # It raised or crashed: that is its answer.
-                    return Remeasured(reply, factor * before * scale)
+                    return Remeasured(reply, factor * before)
                 replies.append(reply)
+                if reply.status == "timeout":
+                    break   # stopped past its limit: the round votes over, whatever follows
             self.stats.rounds += 1
-            after = self._least_reference(yardstick, wall, repeats)
-            limit = factor * (before + after) / 2 * scale
+            after = self._reference_block(yardstick, wall, repeats) * scale
+            pair = Pair(sum(r.cpu_seconds for r in replies) / len(replies),
+                        (before + after) / 2, stopped=replies[-1].status != "ok")
             before = after
-            reply = min(replies, key=lambda r: (r.status != "ok", r.cpu_seconds))
-            if reply.status == "ok" and reply.cpu_seconds <= limit:
-                within.append((reply, limit))
+            pairs.append(pair)
+            limit = factor * pair.reference
+            if pair.within(factor):
+                last[True] = (replies[-1], limit)
             else:
-                over.append((_late(function, reply, limit), limit))
-        if len(within) + len(over) == 1:
+                last[False] = (_late(function, replies[-1], limit), limit)
+        if not pairs:
             return None   # no round could be afforded: the first measurement stands
-        votes = over if len(over) > len(within) else within
-        return Remeasured(*votes[-1])
+        return Remeasured(*last[settle(pairs, factor, first_within, short=repeats > 1)])
 
     def _attempt(self, function: str, position: Position, tier: Tier,
                  limit: float | None = None, verify: bool = False) -> tuple[Reply | None, float]:

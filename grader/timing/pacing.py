@@ -12,9 +12,14 @@ first call of a tier is its hardest. When a tier is too slow:
   hardest position with 7 empty squares would take longer on one with 8);
 - ``move_wrapper`` is presumed too slow wherever ``mm_move`` was.
 
-So a solution's speed is judged on a few calls, the same ones on every run, instead of on
-whichever calls happen to end just above or just below their limits on a given day; and
-a solution that is too slow (or sleeps, or loops) costs a few limits, not hundreds.
+When the tier's first call answers in time, the tier passes, and its other calls may take
+``PASSED_MARGIN`` times its limit (on tiers timed by ratio): its hardest position decided
+its speed, and a search that costs a little more on another of its positions (a double
+search costs more where the game runs longer, not where the reference searches most) is
+not judged again at the same edge. So a solution's speed is judged on a few calls, the
+same ones on every run, instead of on whichever calls happen to end just above or just
+below their limits on a given day; and a solution that is too slow (or sleeps, or loops)
+costs a few limits, not hundreds.
 
 Likewise, when the first ``CRASH_RUN`` calls of a tier all end the student's process
 (each costs a restart), the tier's other calls are not made: they would crash too, and
@@ -42,6 +47,7 @@ from grader.timing.policy import MEASURED_NODES, Calibration, TimePolicy
 
 MM_MOVE, MOVE_WRAPPER = "mm_move", "move_wrapper"
 CRASH_RUN = 3   # calls of a tier that crashed before any answered: the rest are not made
+PASSED_MARGIN = 2.0   # the limit of the other calls of a tier timed by ratio that passed
 
 
 @dataclass(frozen=True, order=True)
@@ -169,8 +175,26 @@ class Pacing:
         return self.nodes(self.yardstick(tier, position))
 
     def limit(self, calibration: Calibration, tier: Tier, position: Position) -> float:
-        """The CPU seconds a call on ``position`` may take: its tier's limit."""
-        return self.policy.limit(calibration, tier.dim, self.tier_nodes(tier, position))
+        """The CPU seconds a call on ``position`` may take: its tier's limit (times
+        ``margin``)."""
+        return (self.policy.limit(calibration, tier.dim, self.tier_nodes(tier, position))
+                * self.margin(tier, position))
+
+    def margin(self, tier: Tier, position: Position) -> float:
+        """How many times its tier's limit a call may take: ``PASSED_MARGIN`` once the tier,
+        timed by ratio, has passed (its deciding call answered in time), else 1.
+
+        >>> from grader.judge.solver import Solver
+        >>> pacing = Pacing(TimePolicy(), Solver(), [Position.empty(3)])
+        >>> tier = pacing.tier("mm_move", Position.empty(3))
+        >>> pacing.margin(tier, Position.empty(3)), pacing.answered(tier)
+        (1.0, None)
+        >>> pacing.margin(tier, Position.empty(3))
+        2.0
+        """
+        if tier in self.passed and self.measured(tier, position):
+            return PASSED_MARGIN
+        return 1.0
 
     def measured(self, tier: Tier, position: Position) -> bool:
         """Whether ``tier`` is timed by ratio (a timeout there may be load: measure again)."""

@@ -36,7 +36,10 @@ TIMING_TIME_FIELDS = {"budget_seconds", "budget_spent", "empty_board_cpu_seconds
                       "student_own_cpu_seconds", "careful_round_seconds",
                       # how often the reference was timed again: every so much budget
                       # spent, a time (masked in the report's text too)
-                      "calibrations", "speed_checks", "reference_timings"}
+                      "calibrations", "speed_checks", "reference_timings",
+                      # how many calls near their limits were measured again, and in how
+                      # many rounds: times decide both (the verdicts are compared)
+                      "retries", "careful_measurements", "careful_rounds"}
 _SECONDS = re.compile(r"\d+(\.\d+)? s\b")
 _SEARCHES = re.compile(r"\d+(\.\d+)? of (\d+) such searches")
 _USED = re.compile(r"\(\d+(\.\d+)? used\)")          # the budget spent, in searches

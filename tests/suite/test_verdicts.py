@@ -4,13 +4,17 @@ The gallery (tests/submissions/timing/, each file saying what it should get): co
 solutions with their own course-style winner check, copying with copy.deepcopy at every
 node, and with deepcopy and an early return on a win; too slow ones that search every child
 twice or check every line through every square of every position twice; a buggy one at
-about 60% of the limit, a sleeper and a clock forger (the double search, hiding its clock).
+about 60% of the limit, a sleeper and a clock forger (the double search, hiding its clock);
+and two near their limits: one at about 0.8 of it with 6 empty squares and 1.5 with 7, one
+at about 1.3 to 1.6 with 6.
 Each is graded as an instructor would, alone and beside busy processes (a process that burns
 a core), and by ``batch --jobs 2``; the scores must be the same every time, and the correct
 ones must get full marks every time.
 
-The quick test (in the default run) grades the cheap files (judged too slow on a few calls,
-quick on the rest) twice, once beside two busy processes. The full gallery (``python -m pytest -m slow tests/suite/test_verdicts.py``, about 23
+The quick tests (in the default run) grade the cheap files (judged too slow on a few calls,
+quick on the rest), and the cheaper of the two near their limits three times beside two
+busy processes (tests/benchmarks/bench_stable_verdict.py grades the other ten times beside
+0, 1 and 2). The full gallery (``python -m pytest -m slow tests/suite/test_verdicts.py``, about 23
 minutes here) grades every file beside 0, 1 and 2 busy processes, twice each, and in a
 batch; it is what the numbers in the README's time section come from.
 """
@@ -29,7 +33,7 @@ import pytest
 
 HERE = Path(__file__).resolve().parents[1]   # tests/
 GALLERY = HERE / "submissions" / "timing"
-TOO_SLOW = ("double_recursion", "clock_forger", "recheck_every_line")
+TOO_SLOW = ("double_recursion", "clock_forger", "recheck_every_line", "borderline_over")
 # Quick to grade: judged too slow on a few calls, with few small positions' worth of work
 # (recheck_every_line is 20 times the reference on the small positions too: slow gallery).
 CHEAP = ("double_recursion", "clock_forger", "sleeper")
@@ -64,7 +68,7 @@ def grade(name: str, folder: Path, student_id: str | None = None) -> dict:
 def test_every_gallery_file_says_what_it_should_get():
     for name in EVERY:
         assert "Expected:" in (GALLERY / f"{name}.py").read_text(), name
-    assert set(CHEAP) | set(TOO_SLOW) | CORRECT | {"buggy_half_limit"} == set(EVERY)
+    assert set(CHEAP) | set(TOO_SLOW) | CORRECT | {"buggy_half_limit", "borderline"} == set(EVERY)
 
 
 @pytest.fixture(scope="module")
@@ -103,6 +107,21 @@ def test_the_cheap_gallery_verdicts(cheap_alone):
     lead = " ".join(alone["sleeper"]["output"].split("\n\n")[1].split())
     assert lead.startswith("mm_move's calls waited without computing"), lead
     assert "judged by the time policy" in lead and "endless loop" not in lead
+
+
+@pytest.mark.grades(3)
+def test_a_file_near_its_limits_gets_one_score_beside_two_busy_processes(tmp_path):
+    # Its deciding calls take 1.3 to 1.6 times their limits (6 empty squares), so each is
+    # decided by careful rounds; beside two busy processes (every core taken), three grades
+    # give one score and the same tiers too slow.
+    with busy(2):
+        runs = [grade("borderline_over", tmp_path, f"b{run}") for run in range(3)]
+    assert len({results["score"] for results in runs}) == 1, [r["score"] for r in runs]
+    assert len({tuple(results["extra_data"]["too_slow"]) for results in runs}) == 1
+    assert runs[0]["extra_data"]["too_slow"] == [
+        f"{size} positions with 6 empty squares ({mode} game)"
+        for size in ("3x3", "4x4") for mode in ("normal", "reverse")]
+    assert all(results["extra_data"]["timing"]["careful_measurements"] >= 4 for results in runs)
 
 
 @pytest.mark.slow

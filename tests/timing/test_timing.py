@@ -133,18 +133,21 @@ def test_every_position_of_a_tier_gets_the_limit_of_its_hardest():
 # -- the client, against a fake sandbox --------------------------------------------------------
 
 class FakeSandbox:
-    """A sandbox whose student answers correctly in ``ratio`` times the reference's time,
-    give or take ``noise``, or sleeps ``sleeps`` seconds in every call. The calls whose
-    index (in ``log``) is in ``flukes`` take half their time (a faster moment of the CPU).
-    After ``slower_after`` calls, the machine runs at half speed: the reference and the
-    calls alike."""
+    """A sandbox whose student answers correctly in ``ratio`` times the reference's time
+    (``ratio_of(position)`` where it says), give or take ``noise``, or sleeps ``sleeps``
+    seconds in every call. The calls whose index (in ``log``) is in ``flukes`` take half
+    their time (a faster moment of the CPU), those in ``bursts`` twice it. After
+    ``slower_after`` calls, the machine runs at half speed: the reference and the calls
+    alike (the calibration stays as it was until the client times it again)."""
 
     def __init__(self, ratio: float = 1.0, noise: float = 0.0, seed: int = 0,
                  sleeps: float | None = None, interrupt_after: int | None = None,
                  crashes=lambda position: False, flukes: frozenset[int] = frozenset(),
                  slower_after: int | None = None, loops=lambda position: False,
-                 restart_seconds: float = 0.0, bursts: frozenset[int] = frozenset()) -> None:
+                 restart_seconds: float = 0.0, bursts: frozenset[int] = frozenset(),
+                 ratio_of=lambda position: None) -> None:
         self.ratio, self.noise, self.sleeps, self.crashes = ratio, noise, sleeps, crashes
+        self.ratio_of = ratio_of   # a position's own ratio (None: ``ratio``)
         self.loops = loops                      # positions where the call never returns
         self.restart_seconds = restart_seconds  # wall time a restart takes
         self.dead = False                       # the last call killed the worker
@@ -200,7 +203,8 @@ class FakeSandbox:
             self.dead = True
             return Reply("crash", None, 0.0, None, "", "the worker process exited with status 1")
         nodes = SOLVER.tree_size(position) if SOLVER.winner(position) is None else 1
-        seconds = self.ratio * CALIBRATION.seconds(position.dim, nodes) * (
+        ratio = self.ratio_of(position) or self.ratio
+        seconds = ratio * CALIBRATION.seconds(position.dim, nodes) * (
             1 + self.random.uniform(-self.noise, self.noise))
         seconds *= self.speed()
         if len(self.log) - 1 in self.flukes:
@@ -265,8 +269,8 @@ def test_a_cpu_timeout_is_measured_again_and_a_sleep_is_not():
     position = Position.empty(3)
     computing = grade_with(FakeSandbox(ratio=50), positions=[position])
     sleeping = grade_with(FakeSandbox(sleeps=3600), positions=[position])
-    # Measured once more (two votes agree), between two timings of the reference on the
-    # same position.
+    # Measured once more (a first round far over the limit, as the first measurement was),
+    # between two timings of the reference on the same position.
     assert len(computing.sandbox.log) == 2 and computing.stats.retries == 1
     assert computing.sandbox.references == [position] * 2
     assert len(sleeping.sandbox.log) == 1 and sleeping.stats.retries == 0
@@ -454,18 +458,65 @@ def test_the_rounds_stop_when_the_allowance_is_spent_and_the_first_measurement_s
     assert time_failures(client) == [] and len(client.sandbox.log) == 1
 
 
-def test_a_short_call_measured_again_keeps_the_least_of_its_repeats():
+def test_a_short_call_measured_again_compares_the_means_of_its_repeats():
     # The 4x4 endgames with 6 empty squares: a limit of about 10 ms, where a burst of load
-    # doubles a call's time. At 60% of the limit, the first measurement and the first call
-    # of each of two rounds are hit: each round repeats its timings and keeps the least
-    # (a burst only ever adds time), so the verdict is the undisturbed one.
+    # doubles a call's time. At 80% of the limit, the first three calls are hit: the first
+    # measurement and the first call of each of the first two rounds (a round stops at a
+    # call stopped past its limit). Each round makes the call and times the reference
+    # several times and compares their means, and the rounds vote, so the verdict is the
+    # undisturbed one.
     positions = [p for p in hidden_positions().other_sizes
                  if p.dim == 4 and p.cells.count(1) == 6]
-    steady = grade_with(FakeSandbox(ratio=3), positions=positions)
-    hit = grade_with(FakeSandbox(ratio=3, bursts=frozenset({0, 1, 2})), positions=positions)
+    steady = grade_with(FakeSandbox(ratio=4), positions=positions)
+    hit = grade_with(FakeSandbox(ratio=4, bursts=frozenset({0, 1, 2})), positions=positions)
     assert not steady.pacing.too_slow and not hit.pacing.too_slow
     assert time_failures(hit) == time_failures(steady) == []
-    assert hit.stats.retries == 1 and hit.stats.rounds == 2
+    # The first two rounds vote over, the next three within.
+    assert hit.stats.retries == 1 and hit.stats.rounds == 5
+    assert len(hit.sandbox.log) - len(positions) == 1 + 1 + 4 * 3
+    assert len(steady.sandbox.log) - len(positions) == 4 * steady.stats.rounds
+
+
+def test_a_calibration_timed_under_another_load_does_not_vote(monkeypatch):
+    # At 90% of its limit, on a machine that slowed down to half its speed after the
+    # reference was timed: the first measurement, against that calibration, is far over
+    # its limit. A burst of load then hits the second round. The rounds, each between
+    # two fresh timings of the reference, decide: within (the first measurement and the
+    # burst together would have been two votes of three).
+    import grader.suite.client as client_module
+    monkeypatch.setattr(client_module, "VERIFY", 100.0)   # the allowance is not the point
+    position = Position.empty(3)
+    client = grade_with(FakeSandbox(ratio=4.5, slower_after=0, bursts=frozenset({2})),
+                        positions=[position])
+    assert time_failures(client) == [] and not client.pacing.too_slow
+    assert client.sandbox.log[0][2] < client.sandbox.log[1][2]   # the rounds' own limits
+    assert client.stats.retries == 1 and client.stats.rounds == 4
+
+
+def test_the_other_calls_of_a_tier_that_passed_may_take_twice_its_limit():
+    # A search whose cost does not follow the reference's: 80% of the limit on the tier's
+    # hardest position, 110% on another of its positions. The hardest decided the tier's
+    # speed; the other is not judged again at the same edge, on any run.
+    positions = [p for p in hidden_positions().normal if p.cells.count(1) == 7]
+    pacing = Pacing(TimePolicy(), SOLVER, positions)
+    tier = pacing.tier(MM_MOVE, positions[0])
+    hardest = pacing.yardstick(tier, positions[0])
+    other = next(p for p in positions if p != hardest)
+    # The other position's search is smaller: its own ratio that takes a share of the limit.
+    share = 5 * SOLVER.tree_size(hardest) / SOLVER.tree_size(other)
+    client = grade_with(FakeSandbox(ratio=4, ratio_of=lambda p: 1.1 * share if p == other
+                                    else None), positions=positions)
+    assert time_failures(client) == [] and not client.pacing.too_slow
+    limits = {}
+    for _, position, limit in client.sandbox.log:      # each one's first call
+        limits.setdefault(position, limit)
+    assert limits[other] == pytest.approx(2 * limits[hardest])
+    # Twice the limit is still a limit: a call stuck there times out (and is measured
+    # again, as any timeout is).
+    stuck = grade_with(FakeSandbox(ratio=4, ratio_of=lambda p: 2.2 * share if p == other
+                                   else None), positions=positions)
+    [(function, position, category)] = time_failures(stuck)
+    assert position == other and category == "timeout" and not stuck.pacing.too_slow
 
 
 def test_move_wrapper_is_not_measured_again_where_mm_move_passed_the_same_tier():

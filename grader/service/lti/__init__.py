@@ -6,6 +6,7 @@ grades synced with the LMS. One more room beside the pages (DESIGN.md):
     addresses     every URL the tool calls checked: parsed origins, public addresses only
     tool_keys     the tool's own RSA key (DATA/lti-tool-key.json, 0600) and its key set
     keysets       the platforms' key sets, fetched and cached
+    login_state   the login's state: signed, carried by the browser, stored only once used
     launch        the OIDC login and the id_token launch, validated
     binding       the one LMS course the course is bound to (its first instructor launch)
     resource_links  which assignment each LMS link is (its custom parameter, the course's

@@ -4,27 +4,27 @@
     # redirect the browser to start.redirect_url (and set start.browser_id as its cookie)
     launch = validate_launch(store, keysets, form, browser_id)     # or LaunchRefused
 
-The login draws a ``state`` (kept hashed, bound to the browser by a cookie holding a random
-browser id) and a ``nonce``; the launch is refused unless its id_token is signed by a key of
+The login draws a ``nonce`` and sends it in a signed ``state`` that stores nothing
+(:mod:`grader.service.lti.login_state`: the platform, the time, the nonce, a tag of the
+browser's cookie, which holds a random browser id); the launch is refused unless its state is
+this course's, under ten minutes old, from the same browser and not used yet, and its
+id_token is signed by a key of
 the platform's key set, says the platform's issuer, the tool's client id as audience (and as
 azp), is neither expired nor issued in the future (``LEEWAY`` seconds of clock skew), carries
 the login's nonce, names a registered deployment, and is a resource link launch of LTI
 1.3.0. Validation only reads (but for one write: a platform registered by Dynamic
 Registration without a deployment, as Canvas does until the tool is installed, gets the
-deployment of its first launch that passed every check): the login is marked used when the
-launch is stored (:func:`grader.service.lti.people.admit`), once. The roster and grade
+deployment of its first launch that passed every check): the state is recorded as used when
+the launch is stored (:func:`grader.service.lti.people.admit`), once. The roster and grade
 service URLs a launch names are kept only when on the platform's hosts
 (:func:`grader.service.lti.platforms.service_hosts`); others are dropped, never called.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import secrets
 import time
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any, Callable, Mapping
 from urllib.parse import urlencode
 
@@ -33,16 +33,14 @@ from joserfc.errors import BadSignatureError, JoseError
 from joserfc.jws import extract_compact
 
 from grader.service.course.storage import Store
-from grader.service.course.times import format_time, now, parse_time, utc_now
 from grader.service.lti.errors import CookiesBlocked, LaunchRefused, StorageCheck
 from grader.service.lti.keysets import KeySets
+from grader.service.lti.login_state import LoginState, digest, login_key, was_used
 from grader.service.lti.platforms import (Platform, find_platform, on_platform_hosts, origin,
                                           platform_by_id, record_first_deployment)
 from grader.service.lti.storage import storage_target
 
 LEEWAY = 60                      # seconds of clock skew between the platform and the page
-LOGIN_SECONDS = 600              # a login's state is good for ten minutes
-KEEP_LOGINS = timedelta(days=1)  # used or stale logins are purged after a day
 LTI = "https://purl.imsglobal.org/spec/lti/claim/"
 AGS = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
 NRPS = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"
@@ -64,15 +62,8 @@ GRADING_SUB_ROLES = ("TeachingAssistant", "TeachingAssistantGroup",
 LOGIN_FIELDS = ("iss", "login_hint", "target_link_uri", "lti_message_hint", "client_id",
                 "lti_deployment_id", "lti_storage_target")
 # The longest login field taken: real ones are far shorter (Canvas's lti_message_hint, a
-# signed JWT, is under 1 KB); the anonymous login stores its fields, so 200 logins with 60 KB
-# fields grew the database by 36 MB in 3.5 s.
+# signed JWT, is under 1 KB); a login is redirected with its lti_message_hint.
 MAX_LOGIN_FIELD = 2048
-MAX_LOGINS_KEPT = 1000           # logins kept per platform: the oldest go first past it
-
-
-def digest(value: str) -> str:
-    """What the database keeps of a state, a browser id or a hand-off code."""
-    return hashlib.sha256(value.encode("utf-8", "replace")).hexdigest()
 
 
 def role_names(roles: Any) -> tuple[str, ...]:
@@ -188,9 +179,10 @@ def login_parameters(parameters: Mapping[str, Any]) -> dict[str, str]:
 
 
 def start_login(store: Store, parameters: Mapping[str, Any], browser_id: str | None,
-                launch_url: str) -> LoginStart:
-    """The OIDC login initiation: a state and a nonce for the platform's authorization
-    request. LaunchRefused for an unknown platform or deployment."""
+                launch_url: str, *, clock: Callable[[], float] = time.time) -> LoginStart:
+    """The OIDC login initiation: a signed state and a nonce for the platform's
+    authorization request (nothing stored). LaunchRefused for an unknown platform or
+    deployment."""
     fields = login_parameters(parameters)
     issuer, hint = fields.get("iss"), fields.get("login_hint")
     if not issuer or not hint:
@@ -214,19 +206,12 @@ def start_login(store: Store, parameters: Mapping[str, Any], browser_id: str | N
         raise LaunchRefused(_unknown_deployment(platform, deployment))
     browser_id = browser_id if browser_id and len(browser_id) <= 100 else \
         secrets.token_urlsafe(32)
-    state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    with store.database.transaction() as db:
-        db.execute("DELETE FROM lti_logins WHERE created_at < ?",
-                   (format_time(now() - KEEP_LOGINS),))
-        db.execute("INSERT INTO lti_logins (state_hash, nonce, platform, browser_hash, request, "
-                   "created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                   (digest(state), nonce, platform.id, digest(browser_id), json.dumps(fields),
-                    utc_now()))
-        # A flood of logins (anyone may start one) keeps the table this small: a real login
-        # comes back within seconds, long before a thousand others push it out.
-        db.execute("DELETE FROM lti_logins WHERE platform = ? AND rowid NOT IN (SELECT rowid "
-                   "FROM lti_logins WHERE platform = ? ORDER BY rowid DESC LIMIT ?)",
-                   (platform.id, platform.id, MAX_LOGINS_KEPT))
+    # Nothing is stored: the state is the login, signed (a flood of anonymous logins then
+    # has nothing to push out).
+    key = login_key(store)
+    login = LoginState.new(key, platform.id, browser_id,
+                           storage_target(fields.get("lti_storage_target")), clock)
+    state, nonce = login.encode(key), login.nonce
     query = {"scope": "openid", "response_type": "id_token", "response_mode": "form_post",
              "prompt": "none", "client_id": platform.client_id, "redirect_uri": launch_url,
              "login_hint": hint, "state": state, "nonce": nonce}
@@ -248,7 +233,8 @@ class Launch:
     """A validated launch: who, from where, and the services it offers."""
 
     platform: Platform
-    state_hash: str
+    state_hash: str           # what the database keeps of its state, once used
+    login: LoginState         # the login the state carried
     deployment_id: str
     sub: str
     name: str
@@ -357,20 +343,23 @@ def validate_launch(store: Store, keysets: KeySets, form: Mapping[str, Any],
     if not id_token:
         raise LaunchRefused("the launch has no id_token: start it from the LMS's course page",
                             status=400)
-    row = store.database.one("SELECT * FROM lti_logins WHERE state_hash = ?", (digest(state),))
-    if row is None:
+    key = login_key(store)
+    login = LoginState.decode(key, state)
+    if login is None:
         raise LaunchRefused("the launch's state is unknown (it came from another login, or "
                             "was made up): open the assignment in the LMS again", status=400)
-    if row["used_at"] is not None:
+    if was_used(store, state):
         raise LaunchRefused("this launch was used already (a launch signs in once): open the "
                             "assignment in the LMS again")
-    if parse_time(row["created_at"]) < now() - timedelta(seconds=LOGIN_SECONDS):
+    if login.expired(clock()):
         raise LaunchRefused("the launch took more than ten minutes: open the assignment in "
                             "the LMS again")
-    platform = platform_by_id(store, int(row["platform"]))
-    assert platform is not None              # a login's platform is never removed
+    platform = platform_by_id(store, login.platform)
+    if platform is None:                     # removed since: its logins went with it
+        raise LaunchRefused("the launch's LMS is no longer registered with this course: "
+                            "the instructor registers it on the LTI page")
     if not browser_id and not storage_checked:
-        target = storage_target(json.loads(row["request"]).get("lti_storage_target"))
+        target = storage_target(login.storage)
         if target is not None:          # the platform keeps the state for us (see storage)
             raise StorageCheck(target, origin(platform.auth_login_url), state, id_token)
         # Why no link that logs in again: Canvas's and Moodle's lti_message_hint is good for
@@ -380,16 +369,16 @@ def validate_launch(store: Store, keysets: KeySets, form: Mapping[str, Any],
             "your browser did not keep this page's cookie inside the LMS's frame (it blocks "
             "third-party cookies), so it cannot sign you in here")
     if storage_checked:
-        if storage_target(json.loads(row["request"]).get("lti_storage_target")) is None:
+        if storage_target(login.storage) is None:
             raise LaunchRefused("this launch's login did not use the LMS's storage: open the "
                                 "assignment in the LMS again")
-    elif digest(str(browser_id)) != row["browser_hash"]:
+    elif not login.from_browser(key, str(browser_id)):
         raise LaunchRefused("the launch's state belongs to another browser: open the "
                             "assignment in the LMS again, in this browser")
     claims = _claims(id_token, lambda kid: keysets.get(platform.key_set_url, kid))
     _check_audience(claims, platform)
     _check_times(claims, clock(), leeway)
-    if claims.get("nonce") != row["nonce"]:
+    if claims.get("nonce") != login.nonce:
         raise LaunchRefused("the launch's nonce is not its login's (a replayed token): open "
                             "the assignment in the LMS again")
     deployment = _text(claims.get(LTI + "deployment_id"))
@@ -429,7 +418,8 @@ def validate_launch(store: Store, keysets: KeySets, form: Mapping[str, Any],
         url = _text(value)
         return url if url and on_platform_hosts(store, platform, url) else None
 
-    return Launch(platform=platform, state_hash=row["state_hash"], deployment_id=deployment,
+    return Launch(platform=platform, state_hash=digest(state), login=login,
+                  deployment_id=deployment,
                   sub=sub, name=name, email=_text(claims.get("email")),
                   sourcedid=_text(lis.get("person_sourcedid")), roles=roles,
                   context_id=_text(context.get("id")) or f"link:{_text(link.get('id'))}",

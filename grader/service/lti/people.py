@@ -42,6 +42,7 @@ from grader.service.course.times import utc_now
 from grader.service.lti import binding, resource_links, staff
 from grader.service.lti.errors import LaunchRefused
 from grader.service.lti.launch import GRADER_ACCESS, INSTRUCTOR_ACCESS, Launch
+from grader.service.lti.login_state import use_once
 from grader.service.lti.platforms import add_frame_origin
 
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -254,9 +255,7 @@ def admit(store: Store, launch: Launch, origin: str | None = None) -> Admitted:
     course than the bound one (or a learner's before any binding), or a student whose link
     is revoked."""
     with store.database.transaction() as db:
-        used = db.execute("UPDATE lti_logins SET used_at = ? WHERE state_hash = ? AND "
-                          "used_at IS NULL", (utc_now(), launch.state_hash)).rowcount
-        if used != 1:
+        if not use_once(db, launch.state_hash, launch.login):
             raise LaunchRefused("this launch was used already (a launch signs in once): open "
                                 "the assignment in the LMS again")
         binding.check(store, launch)
