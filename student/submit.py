@@ -102,6 +102,12 @@ class Received:
     sha256: str
     queue_position: int | None
     assignment: str = ""
+    number: int | None = None     # the student's count of hand-ins of it, as the page says
+
+    @property
+    def called(self) -> str:
+        """What the page calls it: "hand-in 4" (a server that does not say: "submission 7")."""
+        return f"hand-in {self.number}" if self.number else f"submission {self.id}"
 
 
 def load_link(config: Path = CONFIG) -> Link | None:
@@ -164,7 +170,8 @@ def hand_in(link: Link, path: Path, assignment: str | None = None) -> Received:
     try:
         return Received(int(data["id"]), str(data["status"]), str(data.get("received_at", "")),
                         int(data.get("size", -1)), str(data.get("sha256", "")),
-                        data.get("queue_position"), str(data.get("assignment") or ""))
+                        data.get("queue_position"), str(data.get("assignment") or ""),
+                        data["number"] if isinstance(data.get("number"), int) else None)
     except (KeyError, TypeError, ValueError):
         raise SubmitError(f"The server's answer has no submission id: {data!r}") from None
 
@@ -395,17 +402,17 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
         f"  WARNING: the server's hash {received.sha256[:12]} differs from your file's "
         f"{digest[:12]}: hand it in again")
     handed_for = f" for the assignment {received.assignment}" if received.assignment else ""
-    print(f"Received: submission {received.id}{handed_for} at "
+    print(f"Received: {received.called}{handed_for} at "
           f"{local_time(received.received_at)}, {received.size} bytes, "
           f"sha256 {received.sha256[:12]}{intact}", file=stdout, flush=True)
     try:
         state = wait_until_graded(link, received.id, Progress(stdout), args.wait)
     except KeyboardInterrupt:
-        print(f"\nStopped waiting: submission {received.id} is still graded; see "
+        print(f"\nStopped waiting: {received.called} is still graded; see "
               f"{page(link, received.id)}", file=stderr)
         return EXIT_INTERRUPTED
     if state.get("status") == "error":
-        print(f"The grader could not grade submission {received.id} (a grader error, not "
+        print(f"The grader could not grade {received.called} (a grader error, not "
               "your score); your instructor can grade it again. See "
               f"{page(link, received.id)}", file=stdout)
         return EXIT_REFUSED

@@ -14,7 +14,8 @@ from collections import Counter
 import pytest
 
 from grader.assignments.minimax.client import (DRIFT, REPEATS, RESTART_COST, VERIFY,
-                                 StudentClient, TIME_CATEGORIES)
+                                               StudentClient)
+from grader.judge.results import TIME_CATEGORIES
 from grader.timing.pacing import MM_MOVE, MOVE_WRAPPER, Pacing, Tier, TooSlow
 from grader.judge.position import Position
 from grader.judge.positions import hidden_positions
