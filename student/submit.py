@@ -36,22 +36,19 @@ import os
 import re
 import sys
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
-import uuid
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
 from student.recognise import MONTECARLO, recognised
+from student.transport import (EXIT_REFUSED, EXIT_USAGE, Refused, SubmitError, TooLarge, call,
+                               multipart, show_size)
 
 HANDOUT_PLAYER = Path(__file__).resolve().with_name("mm_player.py")
 HANDOUT_MC_PLAYER = HANDOUT_PLAYER.with_name("mc_player.py")
 CONFIG = HANDOUT_PLAYER.with_name(".ttt-submit.json")   # a dot file: handouts skip it
-EXIT_GRADED, EXIT_REFUSED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-HTTP_TIMEOUT = 30.0        # seconds for one request; grading itself is waited for by polling
+EXIT_GRADED, EXIT_INTERRUPTED = 0, 130
 POLL_SECONDS = 1.0
 FINISHED = ("done", "error")
 HOW_TO_GET_A_LINK = (
@@ -62,45 +59,10 @@ HOW_TO_GET_A_LINK = (
 _LINK = re.compile(r"^(?P<base>https?://[^/?#\s]+(?:/[^?#\s]*?)?)/s/(?P<token>[A-Za-z0-9_.~-]+)/?$")
 
 
-class SubmitError(Exception):
-    """Handing in failed; ``exit_status`` says how ``python -m student submit`` ends."""
-
-    exit_status = EXIT_REFUSED
-
-
 class LinkError(SubmitError):
     """The sign-in link is missing or not a link to a submission page."""
 
     exit_status = EXIT_USAGE
-
-
-class Refused(SubmitError):
-    """The server answered with an error: its message is for the student.
-
-    >>> str(Refused(413, "The file is larger than 256 KiB."))
-    'The server refused it: too large: The file is larger than 256 KiB.'
-    """
-
-    def __init__(self, status: int, message: str, retry_after: float | None = None) -> None:
-        self.status, self.message, self.retry_after = status, message, retry_after
-        large = "too large: " if status == 413 and "too large" not in message else ""
-        text = f"The server refused it: {large}{message}"
-        if retry_after is not None and not _says_when(message):
-            text += f" {when_to_retry(retry_after)}"   # the server did not say when: we do
-        if status == 401:
-            text += ("\nAsk your instructor for a new link, then give it once:\n"
-                     "    python3 -m student submit --link NEW_LINK")
-        super().__init__(text)
-
-
-def _says_when(message: str) -> bool:
-    """Whether the server's message already says when to try again (the page's rate limit
-    does: "you can submit again at 14:02 (in 3 min)"), so the wait is stated once.
-
-    >>> _says_when("you can submit again at 14:02 (in 3 min)"), _says_when("slow down")
-    (True, False)
-    """
-    return "again at " in message or "try again in" in message.lower()
 
 
 @dataclass(frozen=True)
@@ -140,6 +102,12 @@ class Received:
     sha256: str
     queue_position: int | None
     assignment: str = ""
+    number: int | None = None     # the student's count of hand-ins of it, as the page says
+
+    @property
+    def called(self) -> str:
+        """What the page calls it: "hand-in 4" (a server that does not say: "submission 7")."""
+        return f"hand-in {self.number}" if self.number else f"submission {self.id}"
 
 
 def load_link(config: Path = CONFIG) -> Link | None:
@@ -166,22 +134,6 @@ def save_link(link: Link, config: Path = CONFIG) -> None:
     os.replace(partial, config)
 
 
-def when_to_retry(seconds: float, now: datetime | None = None) -> str:
-    """A rate limit's wait, as a person reads it.
-
-    >>> when_to_retry(125, datetime(2026, 1, 5, 14, 0, 0))
-    'Try again in 3 minutes (after 14:02).'
-    >>> when_to_retry(20, datetime(2026, 1, 5, 14, 0, 0))
-    'Try again in 20 seconds (after 14:00).'
-    """
-    now = datetime.now() if now is None else now
-    after = (now + timedelta(seconds=seconds)).strftime("%H:%M")
-    if seconds < 60:
-        return f"Try again in {round(seconds)} seconds (after {after})."
-    minutes = -(-int(seconds) // 60)
-    return f"Try again in {minutes} minute{'s' if minutes != 1 else ''} (after {after})."
-
-
 def local_time(stamp: str, now: datetime | None = None) -> str:
     """A time the server gave (ISO 8601, in UTC) as a person reads it, in this computer's
     time zone: the year only when it is not this year's. A text that is not a time is
@@ -203,139 +155,23 @@ def local_time(stamp: str, now: datetime | None = None) -> str:
     return f"{here:%a} {here.day} {here:%b}{year} {here:%H:%M} (your time)"
 
 
-def _multipart(field: str, filename: str, data: bytes,
-               fields: dict[str, str] | None = None) -> tuple[bytes, str]:
-    """A multipart/form-data body with one file and text ``fields`` (urllib has no encoder
-    for it).
-
-    >>> body, kind = _multipart("file", "a.py", b"x = 1", {"assignment": "minimax"})
-    >>> body.count(b'name="assignment"'), body.count(b'filename="a.py"'), kind[:19]
-    (1, 1, 'multipart/form-data')
-    """
-    boundary = f"ttt-{uuid.uuid4().hex}"
-    parts = [f"--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n"
-             f"{value}\r\n".encode() for name, value in (fields or {}).items()]
-    quoted = filename.replace("\\", "\\\\").replace('"', '\\"')
-    head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"{field}\"; "
-            f"filename=\"{quoted}\"\r\nContent-Type: text/x-python\r\n\r\n").encode()
-    return (b"".join(parts) + head + data + f"\r\n--{boundary}--\r\n".encode(),
-            f"multipart/form-data; boundary={boundary}")
-
-
-def origin(url: str) -> tuple[str, str, int | None]:
-    """A URL's origin: scheme, host and port (the scheme's own when none is written).
-
-    >>> origin("http://Page.example:80/s/x") == origin("http://page.example/api")
-    True
-    >>> origin("http://page.example/") == origin("https://page.example/")
-    False
-    """
-    parts = urllib.parse.urlsplit(url)
-    scheme = parts.scheme.lower()
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    return scheme, (parts.hostname or "").lower(), port or {"http": 80, "https": 443}.get(scheme)
-
-
-class TooLarge(SubmitError):
-    """The file is larger than the page takes: it is not sent."""
-
-
-class Redirected(SubmitError):
-    """The page sent a request on elsewhere: another origin (the token is never sent
-    there), or a hand-in (a POST is never sent again)."""
-
-
-class _OwnOrigin(urllib.request.HTTPRedirectHandler):
-    """Follows a redirect only for a GET and only to the page's own origin (with the token);
-    any other stops with :class:`Redirected` before a byte goes to the new address."""
-
-    def redirect_request(self, req: urllib.request.Request, fp: Any, code: int, msg: str,
-                         headers: Any, newurl: str) -> urllib.request.Request | None:
-        if origin(newurl) != origin(req.full_url):
-            raise Redirected(_elsewhere(req.full_url, newurl))
-        if req.get_method() != "GET":
-            raise Redirected(f"The submission page answered with a redirect to {newurl}: "
-                             "nothing was handed in. Check your link, or ask your instructor "
-                             "for the page's address.")
-        return super().redirect_request(req, fp, code, msg, headers, newurl)
-
-
-def _elsewhere(url: str, newurl: str) -> str:
-    """What to say of a redirect to another origin (not followed).
-
-    >>> print(_elsewhere("http://page.example/api/limits", "https://page.example/api/limits"))
-    The submission page at http://page.example sent the request on to https://page.example: not followed, and your link's token was not sent there.
-    The page is served over HTTPS: give your link once more with https:// in place of http:// (--link https://...).
-    """
-    old, new = urllib.parse.urlsplit(url), urllib.parse.urlsplit(newurl)
-    said = (f"The submission page at {old.scheme}://{old.netloc} sent the request on to "
-            f"{new.scheme}://{new.netloc}: not followed, and your link's token was not sent "
-            "there.")
-    if new.scheme == "https" and old.scheme == "http" and new.hostname == old.hostname:
-        return said + ("\nThe page is served over HTTPS: give your link once more with "
-                       "https:// in place of http:// (--link https://...).")
-    return said + "\nIf the page moved, ask your instructor for its new link."
-
-
-_OPENER = urllib.request.build_opener(_OwnOrigin)
-
-
 def _request(link: Link, path: str, body: bytes | None = None,
              content_type: str | None = None) -> dict[str, Any]:
-    """One JSON API call with the student's token; errors become :class:`SubmitError`."""
-    headers = {"Authorization": f"Bearer {link.token}", "Accept": "application/json"}
-    if content_type:
-        headers["Content-Type"] = content_type
-    request = urllib.request.Request(link.base + path, data=body, headers=headers,
-                                     method="POST" if body is not None else "GET")
-    try:
-        with _OPENER.open(request, timeout=HTTP_TIMEOUT) as response:
-            return json.loads(response.read().decode("utf-8"))
-    except urllib.error.HTTPError as error:
-        raise _refusal(error) from None
-    except (urllib.error.URLError, OSError) as problem:
-        reason = getattr(problem, "reason", problem)
-        if body is not None and isinstance(reason, (BrokenPipeError, ConnectionResetError)):
-            raise SubmitError(f"The submission page at {link.base} closed the connection "
-                              f"while {show_size(len(body))} were sent: the file is probably "
-                              "too large for the page (its limit is on the page).") from None
-        raise SubmitError(f"Cannot reach the submission page at {link.base} ({reason}). "
-                          "Check your connection, or ask your instructor whether it is up.") from None
-    except ValueError:
-        raise SubmitError(f"{link.base} did not answer as a submission page does (not JSON): "
-                          "is the link right?") from None
-
-
-def _refusal(error: urllib.error.HTTPError) -> Refused:
-    """The server's own message from an error answer (JSON ``{"error": ...}``)."""
-    try:
-        data = json.loads(error.read().decode("utf-8"))
-    except (ValueError, OSError):
-        data = {}
-    if not isinstance(data, dict):
-        data = {}
-    message = str(data.get("error") or f"HTTP {error.code} {error.reason}")
-    retry = data.get("retry_after", error.headers.get("Retry-After") if error.headers else None)
-    try:
-        retry_after = float(retry) if retry is not None else None
-    except (TypeError, ValueError):
-        retry_after = None
-    return Refused(error.code, message, retry_after)
+    """One JSON API call with the student's token (:func:`student.transport.call`)."""
+    return call(link.base, link.token, path, body, content_type)
 
 
 def hand_in(link: Link, path: Path, assignment: str | None = None) -> Received:
     """Send ``path``'s bytes for ``assignment`` (None: the server decides which); return what
     the server says it committed."""
-    body, content_type = _multipart("file", path.name, path.read_bytes(),
+    body, content_type = multipart("file", path.name, path.read_bytes(),
                                     {"assignment": assignment} if assignment else None)
     data = _request(link, "/api/submissions", body, content_type)
     try:
         return Received(int(data["id"]), str(data["status"]), str(data.get("received_at", "")),
                         int(data.get("size", -1)), str(data.get("sha256", "")),
-                        data.get("queue_position"), str(data.get("assignment") or ""))
+                        data.get("queue_position"), str(data.get("assignment") or ""),
+                        data["number"] if isinstance(data.get("number"), int) else None)
     except (KeyError, TypeError, ValueError):
         raise SubmitError(f"The server's answer has no submission id: {data!r}") from None
 
@@ -358,21 +194,6 @@ def page_limit(link: Link) -> int | None:
         raise
     size = limits.get("max_size") if isinstance(limits, dict) else None
     return size if isinstance(size, int) and size > 0 else None
-
-
-def show_size(size: int) -> str:
-    """A size as the page says it.
-
-    >>> show_size(5_000_000), show_size(262144), show_size(2000), show_size(300)
-    ('4.8 MiB', '256 KiB', '2.0 KiB', '300 bytes')
-    """
-    if size < 1024:
-        return f"{size} bytes"
-    if size < 10 * 1024:
-        return f"{size / 1024:.1f} KiB"
-    if size < 1024 * 1024:
-        return f"{size // 1024} KiB"
-    return f"{size / 1024 / 1024:.1f} MiB"
 
 
 def status(link: Link, submission_id: int) -> dict[str, Any]:
@@ -581,17 +402,17 @@ def _submit(link: Link, path: Path, args: argparse.Namespace, stdout: TextIO,
         f"  WARNING: the server's hash {received.sha256[:12]} differs from your file's "
         f"{digest[:12]}: hand it in again")
     handed_for = f" for the assignment {received.assignment}" if received.assignment else ""
-    print(f"Received: submission {received.id}{handed_for} at "
+    print(f"Received: {received.called}{handed_for} at "
           f"{local_time(received.received_at)}, {received.size} bytes, "
           f"sha256 {received.sha256[:12]}{intact}", file=stdout, flush=True)
     try:
         state = wait_until_graded(link, received.id, Progress(stdout), args.wait)
     except KeyboardInterrupt:
-        print(f"\nStopped waiting: submission {received.id} is still graded; see "
+        print(f"\nStopped waiting: {received.called} is still graded; see "
               f"{page(link, received.id)}", file=stderr)
         return EXIT_INTERRUPTED
     if state.get("status") == "error":
-        print(f"The grader could not grade submission {received.id} (a grader error, not "
+        print(f"The grader could not grade {received.called} (a grader error, not "
               "your score); your instructor can grade it again. See "
               f"{page(link, received.id)}", file=stdout)
         return EXIT_REFUSED

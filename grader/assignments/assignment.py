@@ -26,11 +26,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Protocol
 
+from grader.timing.policy import TimePolicy
+
 NAME = re.compile(r"[a-z][a-z0-9_-]{0,39}\Z")
 
 
 class AssignmentError(ValueError):
     """An assignment is not usable as declared; the message names it and what to fix."""
+
+
+class Settings(Protocol):
+    """What a session reads of the grading run's configuration: its time policy (the
+    engine passes a ``grader.suite.config.Config``, which has it)."""
+
+    @property
+    def policy(self) -> TimePolicy: ...
 
 
 class Session(Protocol):

@@ -29,7 +29,7 @@ import pytest
 
 from grader.judge.results import Failure
 from grader.sandbox import Reply, Sandbox
-from grader.suite.config import Config
+from grader.assignments.assignment import Settings
 
 SPEED_HINT = "Look for a loop that never ends, or work done again and again."
 
@@ -73,7 +73,7 @@ class Caller:
     """
 
     sandbox: Sandbox
-    config: Config
+    config: Settings
     stats: Stats = field(default_factory=Stats)
     spent: float = 0.0          # the student's CPU seconds, against the budget
     interrupted: bool = False

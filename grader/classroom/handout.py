@@ -56,11 +56,11 @@ GRADER = (
     "grader/judge/__init__.py", "grader/judge/checks.py", "grader/judge/play.py",
     "grader/judge/position.py", "grader/judge/results.py", "grader/judge/solver.py",
     "grader/sandbox/",
-    "grader/suite/__init__.py", "grader/suite/causes.py", "grader/suite/client.py",
+    "grader/suite/__init__.py", "grader/suite/causes.py",
     "grader/suite/config.py", "grader/suite/engine.py", "grader/suite/plugin.py",
     "grader/suite/public.py", "grader/suite/pytest.ini", "grader/suite/report.py",
     "grader/suite/scoring.py",
-    "grader/timing/__init__.py", "grader/timing/pacing.py", "grader/timing/policy.py",
+    "grader/timing/",
 )
 HIDDEN = ("grader/judge/positions.py",)   # the hidden positions' generator
 REQUIRES = ("pytest>=8.4", "pytest-timeout")   # the engine the public checks run on

@@ -24,7 +24,7 @@ from provided.board import DRAW, PLAYERO, PLAYERX, STRMAP
 
 
 class Player(Protocol):
-    """The student as games see it (``grader.suite.client.StudentClient`` is one)."""
+    """The student as games see it (``grader.assignments.minimax.client.StudentClient`` is one)."""
 
     solver: Solver
 

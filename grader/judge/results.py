@@ -20,6 +20,10 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 NO_ANSWER = "no answer"
+# The failures the time item judges: past a limit ("timeout", "too slow": a tier not run
+# after one), or no answer on a position where a plain search needs milliseconds ("stuck").
+TIMEOUT, TOO_SLOW, STUCK = "timeout", "too slow", "stuck"
+TIME_CATEGORIES = (TIMEOUT, TOO_SLOW, STUCK)
 
 
 @dataclass(frozen=True)

@@ -249,8 +249,8 @@ def _given_dates(store: Store, settings: ServiceSettings) -> None:
         wanted[course_dates.LATE_DEADLINE] = format_time(late) if late else None
     if settings.late_policy is not None:
         wanted[course_dates.LATE_PENALTY] = settings.late_policy.text
-    if wanted:
-        course_dates.change(store, wanted, who="server start")
+    if wanted and course_dates.change(store, wanted, who="server start"):
+        lti.grades_changed(store)                     # the LMS's grades follow the dates
 
 
 def create_app(settings: ServiceSettings, store: Store | None = None,

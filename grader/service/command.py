@@ -218,9 +218,12 @@ def remembered_settings(store: Store, args: argparse.Namespace) -> dict[str, str
              "late_deadline": _time_option(args.late_deadline, "--late-deadline", zone),
              "late_penalty": policy}
     # The same records the page changes, logged as the command line's; the LMS's grades follow.
-    course_dates.change(store, {key: None if value.lower() == "none" and key != "late_penalty"
-                                else value for key, value in dates.items() if value is not None},
-                        who=COMMAND_LINE)       # DatesError (a ValueError): nothing changed
+    if course_dates.change(store, {key: None if value.lower() == "none" and key != "late_penalty"
+                                   else value for key, value in dates.items()
+                                   if value is not None},
+                           who=COMMAND_LINE):   # DatesError (a ValueError): nothing changed
+        from grader.service import lti
+        lti.grades_changed(store)
     given = {"per_hour": None if args.per_hour is None else str(args.per_hour),
              "max_size": None if args.max_size is None else str(args.max_size),
              "timezone": args.timezone}

@@ -18,8 +18,7 @@ import textwrap
 from dataclasses import dataclass
 
 from grader.judge.checks import BOARD_CHANGED
-from grader.judge.results import Failure, GradeResult, ItemResult
-from grader.suite.client import STUCK, TIME_CATEGORIES
+from grader.judge.results import STUCK, TIME_CATEGORIES, Failure, GradeResult, ItemResult
 from grader.suite.scoring import item_passed
 
 WIDTH = 92                  # prose is wrapped to this width; calls and boards never are

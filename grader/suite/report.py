@@ -31,14 +31,13 @@ import re
 from collections.abc import Iterable
 from pathlib import PurePath
 
-from grader.judge.results import NO_ANSWER, Failure, GradeResult, ItemResult
+from grader.judge.results import NO_ANSWER, STUCK, TIME_CATEGORIES, Failure, GradeResult, ItemResult
 # The likely causes and the items' scores live beside the report; their names stay
 # importable from here (results_json, table and the tests import them from this module).
 from grader.suite.causes import (BoardCause, TimeCause, board_cause, causes,  # noqa: F401
                                  time_cause, wrap)
 # The time item's failures: out of time, not asked after a tier was too slow, and a call
 # that did not return where a search takes milliseconds.
-from grader.suite.client import STUCK, TIME_CATEGORIES
 from grader.suite.scoring import (VISIBILITIES, category_counts, check_options,  # noqa: F401
                                   is_deduction, item_passed, item_score, item_state,
                                   judged_first, score_of)
@@ -416,7 +415,7 @@ def _policy(result: GradeResult) -> TimePolicy | None:
 
 
 def _policy_sentence(result: GradeResult) -> str:
-    """The policy's sentence as timeout failures carry it (see ``grader.suite.client``)."""
+    """The policy's sentence as timeout failures carry it (see ``grader.assignments.minimax.client``)."""
     policy = _policy(result)
     return f"The limit: {policy.describe()}." if policy is not None else ""
 

@@ -1,7 +1,7 @@
 """The hidden suite: one test per rubric item of DESIGN.md.
 
 Each test asks the student about its positions through the ``student``
-fixture (a ``grader.suite.client.StudentClient``: the call runs in the sandbox and
+fixture (a ``grader.assignments.minimax.client.StudentClient``: the call runs in the sandbox and
 is judged by the solver) and records one check per position with ``record``;
 the item's score is its points times the share of checks passed. A check whose
 call gave no answer (an exception, a crash, a timeout) is recorded as not

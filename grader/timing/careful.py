@@ -3,7 +3,7 @@
 A call's CPU time grows on a busy machine (other processes evict its caches and share its
 core), and so does the reference's, but not by the same factor from one moment to the
 next: a call compared with a reference timed minutes before (the calibration) lands on
-either side of its limit. So a call near its limit (``grader.suite.client``) is made again in
+either side of its limit. So a call near its limit (``grader.assignments.minimax.client``) is made again in
 *rounds*, each between two timings of the reference on the student's CPU (on a position of
 the call's size and mode, scaled by the nodes to the tier's hardest). A round's *ratio* is
 the call's CPU time over the mean of those two timings, which saw the same load; it is a

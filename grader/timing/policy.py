@@ -5,7 +5,7 @@ board written like the course's original (``grader.sandbox.inside.reference.Cour
 ``check_win`` builds lists of lines), the slowest approach a student reasonably writes.
 The sandbox times it on the student's CPU, before the submission is loaded, again as the
 student's time goes by, and, for a call near its limit, on the tier's hardest position
-just before and after each new measurement of that call (``grader.suite.client``), so
+just before and after each new measurement of that call (``grader.assignments.minimax.client``), so
 that the limits and the calls they judge see the same machine and the same load. The solver counts exactly how many nodes the
 reference visits for any position, so its time for a position is known without running it.
 

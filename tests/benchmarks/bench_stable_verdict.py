@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT))
 from grader.judge.positions import hidden_positions  # noqa: E402
 from grader.judge.solver import Solver  # noqa: E402
 from grader.sandbox import Sandbox  # noqa: E402
-from grader.suite.client import REPEATS, SHORT_ROUND  # noqa: E402
+from grader.assignments.minimax.client import REPEATS, SHORT_ROUND  # noqa: E402
 from grader.timing.pacing import MM_MOVE, Pacing  # noqa: E402
 from grader.timing.policy import EMPTY_BOARD_NODES, TimePolicy  # noqa: E402
 

@@ -63,7 +63,7 @@ def test_a_correct_file_gets_its_report_and_100_then_the_kept_link_hands_in_a_bu
     done = submit("--link", link(server, "ada"), "--file", str(FAST), config=config)
 
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "Received: submission " in done.stdout
+    assert "Received: hand-in 1 " in done.stdout        # as the page calls it
     assert f"{FAST.stat().st_size} bytes" in done.stdout
     assert "[ok] time" in done.stdout                  # the report, as grade prints it
     assert "Score: 100 / 100." in done.stdout

@@ -20,7 +20,8 @@ from grader.assignments.minimax.test_speed import (NO_ANSWER, PRESUMED, SLOW, WI
 from grader.judge.position import Position
 from grader.judge.positions import hidden_positions
 from grader.judge.solver import Solver
-from grader.suite.client import SPEED_HINT, STUCK
+from grader.assignments.minimax.client import SPEED_HINT
+from grader.judge.results import STUCK
 from grader.timing import policy
 from grader.timing.pacing import MM_MOVE, Pacing
 

@@ -38,7 +38,8 @@ def test_submit_prints_when_it_was_received_in_local_time(paris, monkeypatch, tm
     player = tmp_path / "mm_player.py"
     player.write_text("def mm_move(board, player):\n    return 0, (-1, -1)\n")
     digest = hashlib.sha256(player.read_bytes()).hexdigest()
-    received = submit.Received(7, "queued", "2026-12-01T22:59:30.512345Z", 51, digest, 1)
+    received = submit.Received(7, "queued", "2026-12-01T22:59:30.512345Z", 51, digest, 1,
+                               number=4)
     monkeypatch.setattr(submit, "hand_in", lambda link, path, assignment=None: received)
     monkeypatch.setattr(submit, "page_limit", lambda link: None)     # a page that says none
     monkeypatch.setattr(submit, "wait_until_graded", lambda *args: {
@@ -48,7 +49,8 @@ def test_submit_prints_when_it_was_received_in_local_time(paris, monkeypatch, tm
     status = submit.submit_main(["--link", "http://127.0.0.1:9/s/token", "--file", str(player),
                                  "--config", str(tmp_path / "link.json")], stdout=out, stderr=err)
     assert status == 0, err.getvalue()
-    assert "Received: submission 7 at Tue 1 Dec 23:59 (your time), 51 bytes" in out.getvalue()
+    # The student's fourth hand-in, as the page calls it (its id in the course is 7).
+    assert "Received: hand-in 4 at Tue 1 Dec 23:59 (your time), 51 bytes" in out.getvalue()
     assert "2026-12-01T22:59" not in out.getvalue()
 
 

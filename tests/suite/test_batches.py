@@ -23,7 +23,7 @@ from grader.judge.positions import hidden_positions
 from grader.judge.results import Failure
 from grader.judge.solver import shared_solver
 from grader.sandbox import Sandbox
-from grader.suite.client import StudentClient
+from grader.assignments.minimax.client import StudentClient
 from grader.timing.policy import TimePolicy
 from provided import PLAYERO, PLAYERX
 

@@ -13,8 +13,9 @@ from collections import Counter
 
 import pytest
 
-from grader.suite.client import (DRIFT, REPEATS, RESTART_COST, VERIFY,
-                                 StudentClient, TIME_CATEGORIES)
+from grader.assignments.minimax.client import (DRIFT, REPEATS, RESTART_COST, VERIFY,
+                                               StudentClient)
+from grader.judge.results import TIME_CATEGORIES
 from grader.timing.pacing import MM_MOVE, MOVE_WRAPPER, Pacing, Tier, TooSlow
 from grader.judge.position import Position
 from grader.judge.positions import hidden_positions
@@ -448,7 +449,7 @@ def test_careful_rounds_cost_no_more_than_the_student_plus_a_few_seconds():
 
 def test_the_rounds_stop_when_the_allowance_is_spent_and_the_first_measurement_stands(
         monkeypatch):
-    import grader.suite.client as client_module
+    import grader.assignments.minimax.client as client_module
     monkeypatch.setattr(client_module, "VERIFY", 0.0)
     position = Position.empty(3)
     # The only call is the empty board at 60% of its limit: the student paid 3 searches,
@@ -483,7 +484,7 @@ def test_a_calibration_timed_under_another_load_does_not_vote(monkeypatch):
     # its limit. A burst of load then hits the second round. The rounds, each between
     # two fresh timings of the reference, decide: within (the first measurement and the
     # burst together would have been two votes of three).
-    import grader.suite.client as client_module
+    import grader.assignments.minimax.client as client_module
     monkeypatch.setattr(client_module, "VERIFY", 100.0)   # the allowance is not the point
     position = Position.empty(3)
     client = grade_with(FakeSandbox(ratio=4.5, slower_after=0, bursts=frozenset({2})),

@@ -23,8 +23,8 @@ from grader.assignments.minimax.public import (FINISHED, NORMAL, OTHER_SIZES, PU
 from grader.judge.position import Position
 from grader.judge.solver import Solver, shared_solver
 from grader.sandbox import Sandbox
-from grader.suite.client import StudentClient
-from grader.suite.config import Config
+from grader.assignments.minimax.client import StudentClient
+from grader.assignments.assignment import Settings
 
 if TYPE_CHECKING:
     from grader.judge.positions import HiddenPositions
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 class MinimaxSession:
     """The minimax's side of a grading run (a ``grader.assignments.Session``)."""
 
-    def __init__(self, sandbox: Sandbox, config: Config, exhaustive: bool) -> None:
+    def __init__(self, sandbox: Sandbox, config: Settings, exhaustive: bool) -> None:
         from grader.judge.positions import hidden_positions   # the hidden checks' own
         self.sandbox = sandbox
         self.policy = config.policy
@@ -78,7 +78,7 @@ class PublicSession(MinimaxSession):
     """The minimax's side of a run of its public checks (``Assignment.prepare_public``):
     no hidden position; each position asked when a check asks for it."""
 
-    def __init__(self, sandbox: Sandbox, config: Config, exhaustive: bool = False) -> None:
+    def __init__(self, sandbox: Sandbox, config: Settings, exhaustive: bool = False) -> None:
         self.sandbox = sandbox
         self.policy = config.policy
         planned = tuple(case.position for case in PUBLIC) + SPEED
@@ -151,7 +151,7 @@ def grader_share(client: StudentClient, sandbox: Sandbox) -> dict:
     """What the grader's own checking cost, in CPU seconds, beside what the student's calls
     did: every reference search it timed (calibrations and careful rounds), and the calls
     made again in careful rounds. The careful rounds and the re-calibrations may cost no
-    more than the student's own calls plus a few seconds (``grader.suite.client.VERIFY``).
+    more than the student's own calls plus a few seconds (``grader.assignments.minimax.client.VERIFY``).
 
     >>> from types import SimpleNamespace
     >>> stats = SimpleNamespace(cpu_seconds=10.0, retries=1, rounds=1, round_seconds=2.0)

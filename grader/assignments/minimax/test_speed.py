@@ -17,7 +17,8 @@ import pytest
 
 from grader.assignments.minimax.public import SPEED
 from grader.judge.position import Position
-from grader.suite.client import SPEED_HINT, STUCK, TIMEOUT, TOO_SLOW
+from grader.assignments.minimax.client import SPEED_HINT
+from grader.judge.results import STUCK, TIMEOUT, TOO_SLOW
 from grader.timing.pacing import MM_MOVE
 
 MARGIN = 0.8   # under this share of its limit, the slowest tier is within "with margin"

@@ -29,7 +29,7 @@ from grader.assignments.calls import Call, Caller, CallSession, seed_of
 from grader.assignments.montecarlo.rubric import RubricConstants, choose_constants
 from grader.judge.position import Position
 from grader.sandbox import Sandbox
-from grader.suite.config import Config
+from grader.assignments.assignment import Settings
 from provided.board import NAMES
 # The limit's rule is shared with python -m student check, which says what the grader would
 # say about mc_move's time (the student package cannot import the grader).
@@ -95,7 +95,7 @@ class MonteCarloSession(CallSession):
     """The Monte Carlo's side of a grading run (a ``grader.assignments.Session``): a
     generic session whose hidden tests take the fixture ``mc``."""
 
-    def __init__(self, sandbox: Sandbox, config: Config) -> None:
+    def __init__(self, sandbox: Sandbox, config: Settings) -> None:
         super().__init__(MonteCarloClient(sandbox, config))
         self.client = self.caller
         self.plugin = MonteCarloFixtures(self.client)

@@ -1,11 +1,12 @@
 """The course as ``grader serve`` keeps it: its model and its storage, in the course's folder.
 Nothing here imports Starlette, a route or a template: the pages (:mod:`grader.service.pages`),
 the grading queue, the sessions and the command import these modules, never the other way
-(one call goes out, imported when it runs: ``course_dates`` tells ``lti`` that grades changed).
+(the LMS is told of changed grades by whoever changed them: the course is below ``lti``).
 
     database            the course's SQLite file: one writer connection, one reader a thread
     schema              the database's tables and the ordered migrations of an older file
     storage             the ``Store``: settings, students, sign-in tokens (hashed), submissions
+    rows                the values the ``Store`` hands out (``Student``, ``Submission``) and its refusals
     class_queries       the instructor's queries: the class at a glance, regrades
     record_queries      students' own deadlines, adjustments and the log of every change
     records             the late policy and the final score computed from the records

@@ -142,29 +142,20 @@ def parse_fields(given: dict[str, Any], zone: tzinfo) -> dict[str, str | None]:
 def change(store: Store, wanted: dict[str, str | None], *, who: str,
            assignment: str | None = None) -> list[str]:
     """Set the course's dates in ``wanted`` (as :func:`parse_fields` gives them), in one
-    transaction with a change-log row for each that changed; then the LMS's grades follow.
-    With ``assignment``, they are that assignment's own (None: it takes the course's again).
+    transaction with a change-log row for each that changed (the caller then tells the LMS:
+    ``lti.grades_changed``, the course being below the LMS). With ``assignment``, they are that assignment's own (None: it takes the course's again).
     The fields that changed. DatesError (nothing changed) when the late deadline would come
     before the deadline."""
     if assignment is not None and course_assignments.find(store, assignment) is None:
         raise DatesError(f"this course has no assignment {assignment[:40]!r}")
     with store.database.transaction() as db:
-        changed = change_in(db, wanted, who=who, assignment=assignment)
-    grades_follow(store, changed, assignment)
-    return changed
-
-
-def grades_follow(store: Store, changed: list[str], assignment: str | None) -> None:
-    """After a commit that ``changed`` these dates: the LMS's grades follow them."""
-    if changed:
-        from grader.service import lti        # the LMS's grades follow (lti imports us)
-        lti.grades_changed(store, assignment=assignment)
+        return change_in(db, wanted, who=who, assignment=assignment)
 
 
 def change_in(db: Any, wanted: dict[str, str | None], *, who: str,
               assignment: str | None = None) -> list[str]:
     """:func:`change` within the caller's transaction ``db``, without the LMS (the caller
-    calls :func:`grades_follow` after its commit): the fields that changed. DatesError when
+    tells it after its commit): the fields that changed. DatesError when
     the late deadline would come before the deadline (the caller's transaction is then
     rolled back with everything else it wrote)."""
     if assignment is not None:

@@ -395,8 +395,9 @@ async def instructor_action(request: Request) -> Response:
             problem = "choose latest or best"
         else:
             # The course's one choice (Course dates): logged, and the LMS's grades follow.
-            await run_in_threadpool(course_dates.change, store, {course_dates.CHOICE: choice},
-                                    who=INSTRUCTOR)
+            if await run_in_threadpool(course_dates.change, store,
+                                       {course_dates.CHOICE: choice}, who=INSTRUCTOR):
+                await run_in_threadpool(outbox.grades_changed, store)
             outcomes = [f"each student's {choice} submission counts (the LMS's grade, the "
                         "gradebook, their page); the grades that changed will be sent"]
     elif action == "deployment":

@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from grader.assignments import available
+from grader.service import lti
 from grader.service.course import auth, course_assignments, course_dates
 from grader.service.course.storage import INSTRUCTOR, Store
 from grader.service.course.times import parse_time
@@ -115,7 +116,8 @@ def _write(store: Store, name: str, wanted: Asked, who: str, add: bool = False) 
                                      title=None if add else wanted.title)
         changed = course_dates.change_in(db, wanted.dates, who=who, assignment=name) \
             if wanted.dates else []
-    course_dates.grades_follow(store, changed, name)
+    if changed:                                       # the LMS's grades follow the dates
+        lti.grades_changed(store, assignment=name)
 
 
 async def api_assignments(request: Request) -> Response:

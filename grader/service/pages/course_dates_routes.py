@@ -24,6 +24,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from grader.service import lti
 from grader.service.course import auth, course_assignments, course_dates
 from grader.service.course.storage import INSTRUCTOR
 from grader.service.pages.pages import path_for, render
@@ -58,8 +59,9 @@ async def api_change_course(request: Request) -> Response:
                                           wanted, who=INSTRUCTOR)
     except course_dates.DatesError as problem:
         return JSONResponse({"error": str(problem)}, 400)
-    if changed:
+    if changed:                                       # the LMS's grades follow the dates
         log.info("the instructor changed the course's %s", ", ".join(changed))
+        await run_in_threadpool(lti.grades_changed, request.app.state.store)
     return JSONResponse(await run_in_threadpool(course_json, request),
                         headers={"cache-control": "no-store"})
 
@@ -111,8 +113,9 @@ async def course_form(request: Request) -> Response:
                                           wanted, who=INSTRUCTOR)
     except course_dates.DatesError as problem:
         return await run_in_threadpool(_page, request, str(problem), False, 400, fields)
-    if changed:
+    if changed:                                       # the LMS's grades follow the dates
         log.info("the instructor changed the course's %s", ", ".join(changed))
+        await run_in_threadpool(lti.grades_changed, request.app.state.store)
     return RedirectResponse(f"{path_for(request, 'instructor_course_dates')}?did=saved",
                             status_code=303)
 

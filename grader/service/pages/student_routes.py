@@ -335,7 +335,8 @@ async def api_submit(request: Request) -> Response:
                             asked if isinstance(asked, str) and asked else None)
     except Refused as problem:
         return refused(request, problem)
-    return JSONResponse({"id": row.id, "assignment": row.assignment, "status": row.status,
+    return JSONResponse({"id": row.id, "number": row.ordinal, "assignment": row.assignment,
+                         "status": row.status,
                          "received_at": row.received_at, "filename": row.filename,
                          "size": row.size, "sha256": row.sha256, "late": row.late,
                          "queue_position": request.app.state.store.queue_position(row.id),

@@ -50,7 +50,7 @@ from typing import Iterable
 from grader.judge.checks import Verdict, board_changed, failed_call, judge_answer, judge_move
 from grader.timing.pacing import CRASH_RUN, MM_MOVE, MOVE_WRAPPER, Pacing, Tier, TooSlow
 from grader.judge.position import Move, Position
-from grader.judge.results import Failure
+from grader.judge.results import STUCK, TIMEOUT, TOO_SLOW, Failure
 from grader.sandbox import Reply, Sandbox
 from grader.judge.solver import Solver
 from grader.timing.careful import HEADROOM, ROUNDS, Pair, decide, settle
@@ -76,8 +76,6 @@ BATCH_SLACK = 0.125  # of the small limit: a batch may run this much past twice 
 RESTART_COST = 0.05  # budget (empty-board searches) a worker restart costs: a fixed price, the
                      # same on every run, where its wall time depends on the machine's load
 
-TIMEOUT, TOO_SLOW, STUCK = "timeout", "too slow", "stuck"
-TIME_CATEGORIES = (TIMEOUT, TOO_SLOW, STUCK)   # the failures the time item judges
 SPEED_HINT = ("Look for repeated work (copying more than the board, searching a position "
               "twice), or a search that does not stop at finished boards.")
 
