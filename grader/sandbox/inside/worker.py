@@ -104,7 +104,9 @@ def main(config_text):
     _State.ans_fd = confine.hide_fd(config["ans"], low, high)
     confine.close_all_but((req_fd, _State.ans_fd), high)  # bubblewrap's info pipe, for one
     here = os.path.dirname(os.path.abspath(__file__))  # this folder: not for students
-    sys.path[:] = [p for p in sys.path if p and p != here] + config["path"] + [config["box"]]
+    # The box (the submission and its helper modules) goes before config["path"] only when
+    # the submission is loaded (_Server.load): provided is imported from there first.
+    sys.path[:] = [p for p in sys.path if p and p != here] + config["path"]
     # Now, before Landlock hides the folder that holds provided (the grader's folder too).
     import encode
     import provided.bases
@@ -164,6 +166,7 @@ class _Server:
         self.requests = requests
         self.box = config["box"]
         self.path = os.path.join(self.box, config["file"])
+        self.after_box = len(config["path"])   # sys.path's entries that follow the box
         self.namespace = {}
         self.lines = []
         self.loaded = False  # once student code has run, the reference is no longer trusted
@@ -220,6 +223,10 @@ class _Server:
         except (ValueError, MemoryError, RecursionError) as exc:
             return {"status": "load_error", "kind": "syntax", "line": None, "text": "",
                     "message": "%s: %s" % (_type_name(type(exc)), exc)}
+        # Its folder, with its helper modules, after the standard library and before the
+        # folder provided came from: a helper's import finds it under bubblewrap and
+        # without alike, whatever else lies beside provided (under bubblewrap, nothing).
+        sys.path.insert(len(sys.path) - self.after_box, self.box)
         # The course's modules, under whatever path the file imports them.
         import provided.course
         provided.course.install(source.decode("utf-8", "replace"))
