@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 
 from grader.sandbox.errors import SandboxError
+from grader.sandbox.helpers import name_problem
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import Broken
 
@@ -124,11 +125,10 @@ def make_box(name: str, source: bytes, uid: int | None,
     """A private directory holding only a copy of the submission and of its ``helpers``
     (``grader.sandbox.helpers``: each a module's file name and its content), and, unused
     under bubblewrap, a scratch directory for HOME and TMPDIR, owned by ``uid``."""
-    for helper, _ in helpers:
-        if helper == name or not (helper.endswith(".py") and helper[:-3].isidentifier()):
-            raise SandboxError(f"{helper!r} cannot be copied beside the submission (as "
-                               f"{name}): it is not a module's file name, or is the "
-                               "submission's own")
+    for helper, _ in helpers:   # the chooser's rules, held here too: nothing shadows
+        problem = name_problem(helper, name, source.decode("utf-8", "replace"))
+        if problem:
+            raise SandboxError(f"{helper!r} cannot be copied beside the submission: {problem}")
     box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-"))
     try:
         box.chmod(0o755)  # the sandbox's uid must read it; only the grader may write

@@ -132,6 +132,25 @@ def shadowed(name: str) -> str | None:
     return None
 
 
+def name_problem(file_name: str, submission: str, source: str) -> str | None:
+    """Why a helper named ``file_name`` may not be copied beside the submission
+    ``submission`` (its file name in the box) whose text is ``source``, or None: the rules
+    :func:`helpers_beside` chooses by, which the sandbox holds again when it copies.
+
+    >>> name_problem("poc_ttt_provided.py", "mc_player.py", "")
+    'the course gives its own poc_ttt_provided'
+    >>> name_problem("../x.py", "mc_player.py", ""), name_problem("tools.py", "a.py", "")
+    ('not the file name of a module', None)
+    """
+    stem = file_name[:-3] if file_name.endswith(".py") else ""
+    if not stem.isidentifier() or file_name == submission:
+        return "not the file name of a module"
+    if the_course_gives(stem, provided_aliases(source)):
+        return f"the course gives its own {stem}"
+    why = shadowed(stem)
+    return f"an import finds {why} instead" if why else None
+
+
 def _sandbox_modules() -> set[str]:
     """The modules the sandbox's worker runs on (grader/sandbox/inside/), loaded before
     the submission."""
