@@ -134,8 +134,11 @@ def test_a_hand_in_is_graded_with_the_modules_it_imports_from_its_folder(graded)
     assert "Graded with: mc_trials.py (its helper modules)" in report.splitlines()[1]
     erin = json.loads((out / "results" / "montecarlo" / "erin.json").read_text())
     assert erin["extra_data"]["helpers"] == []    # her mm_player.py beside it is not imported
-    alice = json.loads((out / "results" / "minimax" / "alice.json").read_text())
-    assert alice["extra_data"]["helpers"] == []   # a file in the class's own folder: alone
+    # A file of the class's own folder (alice.py) is graded alone: its neighbours are
+    # other students' files; a file of a student's folder, with the modules it imports.
+    source = graded[0]
+    found = {s.student_id: s.own_folder for s in find_submissions(source, source / ".w")[0]}
+    assert (found["alice"], found["bob"]) == (False, True)
 
 
 @pytest.mark.grades(4, jobs=2)
