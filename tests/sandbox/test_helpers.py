@@ -124,16 +124,26 @@ def test_past_the_bounds_none_is_copied_and_the_note_says_so(tmp_path):
 
 def test_a_helper_is_imported_from_the_sandbox_on_either_path(tmp_path, use_bwrap):
     """Copied beside the submission, a helper (and the helper it imports) is what its
-    import finds, under bubblewrap and on the fallback alike; provided stays the course's."""
+    import finds, under bubblewrap and on the fallback alike; provided stays the course's.
+    An exception raised in a helper shows its lines as the submission's are shown, the same
+    on both paths (never the sandbox's folder)."""
     folder = tmp_path / "alice"
     folder.mkdir()
     write(folder, "import helper\ndef mc_move(board, player, trials):\n"
-                  "    return helper.answer()\n", "mc_player.py")
+                  "    return helper.answer()\ndef mc_trial(board, player):\n"
+                  "    helper.boom()\n", "mc_player.py")
     write(folder, "import deeper\nimport provided\n"
-                  "def answer():\n    return deeper.VALUE, provided.PLAYERX\n", "helper.py")
+                  "def answer():\n    return deeper.VALUE, provided.PLAYERX\n"
+                  "def boom():\n    return deeper.MISSING\n", "helper.py")
     write(folder, "VALUE = 'from beside it'\n", "deeper.py")
     chosen = helpers_beside(folder / "mc_player.py")
     with Sandbox(folder / "mc_player.py", FAST, use_bwrap=use_bwrap, require=("mc_move",),
                  helpers=chosen.files) as box:
         reply = box.invoke("mc_move", [{"value": None}] * 3, cpu_limit=2.0, seed=1)
+        failed = box.invoke("mc_trial", [{"value": None}] * 2, cpu_limit=2.0, seed=1)
     assert (reply.status, reply.answer) == ("ok", ("from beside it", 2)), reply
+    assert failed.error == (
+        "AttributeError: module 'deeper' has no attribute 'MISSING'\n"
+        "Traceback (last lines in mc_player.py and helper.py):\n"
+        '  File "mc_player.py", line 5, in mc_trial\n    helper.boom()\n'
+        '  File "helper.py", line 6, in boom\n    return deeper.MISSING'), failed.error
