@@ -36,7 +36,6 @@ random.py beside the file was not graded with it: its name is the standard libra
 
 from __future__ import annotations
 
-import ast
 import errno
 import os
 import stat
@@ -45,12 +44,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grader.sandbox.layers import INSIDE
+from grader.sandbox.submission import imports_of
 from provided.course import PORT_PACKAGE, course_module, provided_aliases
 
 MAX_FILES = 20              # helper files copied with one submission
 MAX_BYTES = 1 << 20         # their bytes in all
 MAX_SOURCE = 5 << 20        # of the submission's own text, read for its imports
-_IMPORTERS = ("__import__", "import_module")   # calls whose first argument names a module
 
 
 @dataclass(frozen=True)
@@ -70,36 +69,14 @@ class Helpers:
 
 
 def imported_names(source: str) -> list[str]:
-    """The top-level module names ``source`` imports, in order (it is not run): ``import``
-    and ``from ... import`` (not relative ones), and ``__import__("name")`` or
-    ``importlib.import_module("name")`` with the name written out. Nothing when it does
-    not parse.
+    """The top-level names of the modules ``source`` imports, in order (it is not run;
+    ``grader.sandbox.submission.imports_of``).
 
     >>> imported_names("import a.b, c\\nfrom d import e\\nfrom . import f\\n"
     ...                "m = importlib.import_module('g')\\n")
     ['a', 'c', 'd', 'g']
     """
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return []
-    names: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            names += [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module)
-        elif (isinstance(node, ast.Call) and node.args and _called(node.func) in _IMPORTERS
-              and isinstance(node.args[0], ast.Constant)
-              and isinstance(node.args[0].value, str)):
-            names.append(node.args[0].value)
-    return list(dict.fromkeys(name.partition(".")[0] for name in names))
-
-
-def _called(func: ast.expr) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else ""
+    return list(dict.fromkeys(name.partition(".")[0] for name in imports_of(source)))
 
 
 def the_course_gives(name: str, aliases: set[str] | frozenset[str] = frozenset()) -> bool:

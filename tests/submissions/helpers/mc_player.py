@@ -20,16 +20,9 @@ def mc_trial(board, player):
 def mc_update_scores(scores, board, player):
     """Score the finished board for player: its squares win or lose with it."""
     winner = board.check_win()
-    if winner not in (PLAYERX, PLAYERO):
-        return
-    sign = 1 if winner == player else -1
-    for row in range(board.get_dim()):
-        for col in range(board.get_dim()):
-            square = board.square(row, col)
-            if square == player:
-                scores[row][col] += sign * SCORE_CURRENT
-            elif square == switch_player(player):
-                scores[row][col] -= sign * SCORE_OTHER
+    if winner in (PLAYERX, PLAYERO):
+        mc_trials.add_scores(scores, board, winner == player, player,
+                             (SCORE_CURRENT, SCORE_OTHER))
 
 
 def get_best_move(board, scores):
@@ -39,10 +32,9 @@ def get_best_move(board, scores):
 
 def mc_move(board, player, trials):
     """Run trials games on clones of board and return the best empty square."""
-    dim = board.get_dim()
-    scores = [[0.0] * dim for _ in range(dim)]
+    scores = [[0.0 for _ in range(board.get_dim())] for _ in range(board.get_dim())]
     for _ in range(trials):
-        trial = board.clone()
-        mc_trial(trial, player)
-        mc_update_scores(scores, trial, player)
+        played = board.clone()
+        mc_trial(played, player)
+        mc_update_scores(scores, played, player)
     return get_best_move(board, scores)

@@ -18,3 +18,17 @@ def best_squares(board, scores):
     empty = board.get_empty_squares()
     best = max(scores[row][col] for row, col in empty)
     return [(row, col) for row, col in empty if scores[row][col] == best]
+
+
+def add_scores(scores, board, won, player, weights):
+    """Add each square's score for player to scores: up for the winner's squares, down
+    for the loser's (weights: the scores of the current player's and the other's)."""
+    sign = 1 if won else -1
+    dim = board.get_dim()
+    for square in range(dim * dim):
+        row, col = divmod(square, dim)
+        owner = board.square(row, col)
+        if owner == player:
+            scores[row][col] += sign * weights[0]
+        elif owner == switch_player(player):
+            scores[row][col] -= sign * weights[1]
