@@ -189,7 +189,8 @@ class CheckRun(CheckOutput):
         self.say(f"Checking {self.shown} ({self.assignment.title}, the {self.assignment.name} "
                  f"assignment): {what}{then}.")
         if helpers:
-            self.say(f"With its helper modules beside it: {', '.join(helpers)}.")
+            self.say(f"With its helper modules beside it: {', '.join(helpers)} (hand them "
+                     "in with it).")
         if "recognised" not in self.how:
             self.say(f"note: checked as the {self.assignment.name} assignment: {self.how}.")
 

@@ -160,7 +160,7 @@ def test_a_file_with_a_helper_module_beside_it_is_checked_with_it() -> None:
     done = student("check", "--no-speed", str(ROOT / "tests" / "submissions" / "helpers"
                                               / "mc_player.py"))
     assert done.returncode == 0, done.stdout
-    assert done.stdout.splitlines()[1] == "With its helper modules beside it: mc_trials.py."
+    assert done.stdout.splitlines()[1] == ("With its helper modules beside it: mc_trials.py (hand them in with it).")
     assert done.stdout.rstrip().endswith(f"{CHECKS} passed, 0 failed")
 
 
