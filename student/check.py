@@ -144,14 +144,16 @@ class CheckRun(CheckOutput):
         # A call of the function whose speed is judged last (the assignment's last: mm_move,
         # mc_move) that only ran out of time does not stop the checks: the speed part says.
         timed = self.assignment.functions[-1] if self.speed_wanted else ""
+        # The modules beside the file that it imports go with it, as in a batch of the
+        # students' folders and on Gradescope: the same verdicts.
         checks = run_checks(self.path, self.assignment, on_check=self.on_check,
-                            on_start=self.on_start, timed=timed)
+                            on_start=self.on_start, timed=timed, helpers=True)
         self.flush()
         result = checks.result
         if result.grader_error == INTERRUPTED:
             raise KeyboardInterrupt
         if checks.load_error is not None:
-            self.header(None)
+            self.header(None, result.helpers)
             self.say(f"Cannot check {self.shown}: {checks.load_error}")
             if self.path.suffix != ".py":
                 self.say(f"-> {self.path.name} is not a Python file: check (and hand in) the "
@@ -171,7 +173,7 @@ class CheckRun(CheckOutput):
                      + f", because {self.stopped}: fix that first")
         if self.speed_wanted and self.speed_possible():
             self.progress(f"timing the speed of {self.shown}, as the grader judges it")
-            speed = run_speed(self.path, self.assignment)
+            speed = run_speed(self.path, self.assignment, helpers=True)
             self.progress.clear()
             if speed is not None:
                 if speed.result.grader_error == INTERRUPTED:
@@ -181,16 +183,19 @@ class CheckRun(CheckOutput):
 
     # -- as the checks end ------------------------------------------------------------------
 
-    def header(self, count: int | None) -> None:
+    def header(self, count: int | None, helpers: tuple[str, ...] = ()) -> None:
         what = f"{count} checks" if count is not None else "its public checks"
         then = ", then its speed as the grader judges it" if self.speed_wanted else ""
         self.say(f"Checking {self.shown} ({self.assignment.title}, the {self.assignment.name} "
                  f"assignment): {what}{then}.")
+        if helpers:
+            self.say(f"With its helper modules beside it: {', '.join(helpers)} (hand them "
+                     "in with it).")
         if "recognised" not in self.how:
             self.say(f"note: checked as the {self.assignment.name} assignment: {self.how}.")
 
     def on_start(self, count: int, sandbox: Any) -> None:
-        self.header(count)
+        self.header(count, tuple(name for name, _ in sandbox.helpers))
         if sandbox.import_calls:
             self.say(paused_note(sandbox.import_calls, self.path.name))
         output = sandbox.load_output
@@ -293,7 +298,7 @@ class CheckRun(CheckOutput):
                      f"{their} in {self.shown}, then run `{self.command}` again.")
         if self.failures:
             self.say(paste_intro(result, self.failures, self.assignment))
-        for note in self.notes:
+        for note in (*self.notes, *(f"{text}." for text in result.helper_notes)):
             self.say(f"note: {note}")
         tally = f"{self.passed} passed, {self.failed} failed"
         if self.not_run:

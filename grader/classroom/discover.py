@@ -60,6 +60,8 @@ class Submission:
     roster: str = ""              # with a roster: whether it matched (grader.classroom.records)
     assignment: str = ""          # the assignment it is graded as ("": not told yet, or none)
     told: bool = False            # `grade` is told it (--assignment): its functions do not say
+    own_folder: bool = False      # its file is in the student's own folder: graded with the
+                                  # modules beside it that it imports (grade --with-helpers)
 
     @property
     def key(self) -> tuple[str, str]:
@@ -264,6 +266,7 @@ def submission_in_folder(folder: Path, student_id: str,
 def _from_folder(root: Path, folder: Path, base: dict[str, Any],
                  given: str | None) -> list[Submission]:
     relative = _relative(folder, root)
+    base = dict(base, own_folder=True)
     files = list(_files_in(folder))
     if not files:
         return [Submission(**base, path=None, source=relative, problem="empty folder")]

@@ -3,7 +3,8 @@
     python -m grader batch class.zip --out grades --scheduler tcp://10.0.0.5:8786
 
 Workers need not share a filesystem with this machine: a task carries the
-submission's bytes (and the configuration and extra checks, when given),
+submission's bytes (with the .py files beside it in a student's own folder, its
+helpers' candidates; and the configuration and extra checks, when given),
 writes them into a temporary folder on its worker, runs the same
 ``python -m grader grade`` subprocess there (see :func:`grader.classroom.run.run_grade`)
 and returns what it wrote. The results land in the output folder here, with
@@ -65,6 +66,7 @@ class Payload:
     stop_event: str | None = None     # the name of the batch's distributed.Event
     student_name: str = ""            # for the report's header (grade --student-name)
     nice: int = 0                     # a lower CPU priority (grader.classroom.priority)
+    helpers: bool = False             # graded with the modules beside it (its own folder's)
 
 
 def payload_for(job: Job, stop_event: str | None = None) -> Payload:
@@ -83,6 +85,10 @@ def payload_for(job: Job, stop_event: str | None = None) -> Payload:
         raise ValueError(f"{submission.student_id}: nothing to grade ({submission.problem})")
     name = f"submission/{submission.path.name}"
     files: list[tuple[str, bytes]] = [(name, submission.path.read_bytes())]
+    if submission.own_folder:   # the .py files beside it: the task's grade chooses, as here
+        files += [(f"submission/{path.name}", path.read_bytes())
+                  for path in sorted(submission.path.parent.glob("*.py"))
+                  if path != submission.path and path.is_file() and not path.is_symlink()]
     options = job.options
     if options.config is not None:
         files.append(("config.cfg", Path(options.config).read_bytes()))
@@ -103,7 +109,7 @@ def payload_for(job: Job, stop_event: str | None = None) -> Payload:
     if sum(len(data) for _, data in files) > MAX_SHIPPED_BYTES:
         raise ValueError(f"{submission.student_id}: more than {MAX_SHIPPED_BYTES} bytes to ship")
     return Payload(submission.student_id, name, tuple(files), options, job.timeout, stop_event,
-                   job.student_name, job.nice)
+                   job.student_name, job.nice, submission.own_folder)
 
 
 def grade_remote(payload: Payload) -> Attempt:
@@ -129,7 +135,8 @@ def grade_remote(payload: Payload) -> Attempt:
             return Attempt(payload.student_id, None, None, stopped=True)
         return run_grade(root / payload.submission, payload.student_id, options,
                          root / "scratch", payload.timeout, should_stop,
-                         student_name=payload.student_name, nice=payload.nice)
+                         student_name=payload.student_name, nice=payload.nice,
+                         helpers=payload.helpers)
 
 
 def _stop_checker(name: str | None) -> Any:

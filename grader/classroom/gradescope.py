@@ -17,7 +17,8 @@ timeout) before it writes anything, and writes the zip whole or not at all.
 assignment's functions (the zip's ``--assignment``, else any assignment's; its other
 files are its helpers), or the only ``.py`` file; among several, the one named as the
 assignment's template (``mm_player.py``, ``mc_player.py``). It grades it with ``python -m
-grader grade ... --json`` and writes ``ROOT/results/results.json``. When there is nothing
+grader grade ... --with-helpers --json`` (the modules beside it that it imports are graded
+with it: ``grader.sandbox.helpers``) and writes ``ROOT/results/results.json``. When there is nothing
 to grade (no ``.py`` file, several that cannot be told apart, a binary file) or the grader
 itself fails, it still writes a results.json: score 0 and a message that says why.
 """
@@ -304,7 +305,8 @@ def run_autograder(root: Path = DEFAULT_ROOT, source: Path | None = None) -> dic
                                options.config, assignment=rubric)
     else:
         with tempfile.TemporaryDirectory(prefix="ttt-gradescope-") as scratch:
-            attempt = run_grade(submission.path, student_id, options, Path(scratch), timeout)
+            attempt = run_grade(submission.path, student_id, options, Path(scratch), timeout,
+                                helpers=True)   # the student's own upload: its modules too
         data = _load(attempt.results)
         if attempt.timed_out:
             data = failure_results(

@@ -89,9 +89,12 @@ class GradingOptions:
 
 
 def grade_argv(submission: Path, json_path: Path, student_id: str,
-               options: GradingOptions, student_name: str = "") -> list[str]:
+               options: GradingOptions, student_name: str = "",
+               helpers: bool = False) -> list[str]:
     """The command that grades one submission (run it with ``cwd=GRADER_HOME``).
-    ``student_name``, when given, goes to the report's header (never to the score).
+    ``student_name``, when given, goes to the report's header (never to the score);
+    ``helpers``: the file is in the student's own folder, graded with the modules beside it
+    that it imports (``grade --with-helpers``).
 
     >>> grade_argv(Path("/s/a.py"), Path("/o/a.json"), "a", GradingOptions())[1:]
     ['-m', 'grader', 'grade', '/s/a.py', '--json', '/o/a.json', '--student-id=a']
@@ -101,7 +104,8 @@ def grade_argv(submission: Path, json_path: Path, student_id: str,
     # One argument each ("--x=VALUE"): an id or a name starting with "-" stays a value.
     return [sys.executable, "-m", "grader", "grade", str(submission), "--json", str(json_path),
             f"--student-id={student_id}", *options.argv(),
-            *([f"--student-name={student_name}"] if student_name else [])]
+            *([f"--student-name={student_name}"] if student_name else []),
+            *(["--with-helpers"] if helpers else [])]
 
 
 @dataclass(frozen=True)
@@ -131,7 +135,7 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
               grace: float = GRACE_SECONDS, slot: int | None = None,
               env: dict[str, str] | None = None,
               lend: Callable[[], None] | None = None, student_name: str = "",
-              nice: int = 0) -> Attempt:
+              nice: int = 0, helpers: bool = False) -> Attempt:
     """Grade one submission in a ``python -m grader grade`` subprocess; never raises for it.
 
     The subprocess writes into ``scratch`` (a folder of its own); on a timeout
@@ -144,6 +148,8 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     computing (``grader.sandbox.cpu.lend``). ``student_name``: shown in the report's header
     beside the id. ``nice``: a lower CPU priority for the run and all it starts
     (``grader.classroom.priority``: ``grader serve`` grades beside its web process).
+    ``helpers``: grade it with the modules beside it that it imports (a student's own
+    folder: ``Submission.own_folder``).
     ``Attempt.warm`` says whether the warm server forked it (see the module's docstring).
     """
     scratch = Path(scratch)
@@ -152,7 +158,7 @@ def run_grade(submission: Path, student_id: str, options: GradingOptions, scratc
     lent_file = scratch / "cpu-lent"
     lent_file.unlink(missing_ok=True)   # an earlier attempt's
     argv = grade_argv(Path(submission).resolve(), json_path.resolve(), student_id, options,
-                      student_name)
+                      student_name, helpers)
     started = time.monotonic()
     timed_out = stopped = warm = False
     with open(scratch / "stdout", "wb") as stdout, open(scratch / "stderr", "wb") as stderr:
@@ -363,7 +369,8 @@ class LocalRunner:
             assert submission.path is not None
             return run_grade(submission.path, submission.student_id, job.options,
                              job.scratch, job.timeout, self._stop.is_set, slot=slot.index,
-                             lend=slot.lend, student_name=job.student_name, nice=job.nice)
+                             lend=slot.lend, student_name=job.student_name, nice=job.nice,
+                             helpers=submission.own_folder)
 
     def _take_slot(self) -> int | None:
         """A free slot, once every grade that asked before has one; None when stopping."""

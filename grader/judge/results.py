@@ -104,6 +104,8 @@ class GradeResult:
     course_imports: tuple[str, ...] = ()   # the course's modules it imports (poc_ttt_provided)
     assignment: str = "minimax"         # which assignment it was graded as (grader.assignments)
     assignment_note: str = ""           # the report's "Assignment:" line (how it was chosen)
+    helpers: tuple[str, ...] = ()       # its helper modules, graded with it (file names)
+    helper_notes: tuple[str, ...] = ()  # the files beside it not graded with it, and why
 
     @property
     def score(self) -> float:

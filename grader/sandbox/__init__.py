@@ -13,6 +13,7 @@ One concern a module:
 - ``protocol``: what travels on the pipes, and how an answer is read;
 - ``clock``: a call's CPU time, read from /proc, and when it must stop;
 - ``disk``: the box's folder, and the scratch folder's limit without bubblewrap;
+- ``helpers``: the modules beside a submission that it imports, copied into its box;
 - ``layers``, ``uids``, ``limits``: bubblewrap, Landlock (and what is refused without
   either), a uid of its own, rlimits;
 - ``inside/``: the code that runs in the sandbox (standard library only).

@@ -14,7 +14,8 @@ Reply(status='ok', answer=(1, (0, 0)), cpu_seconds=0.0004, board_after=(1, 1, 1,
 Layers, each one on whenever this machine allows it (``Sandbox.isolation`` says which were):
 
 - a separate process in its own session and process group, stdin from /dev/null, a scrubbed
-  environment, ``python -I -S``, a private working directory holding only a copy of the file;
+  environment, ``python -I -S``, a private working directory holding only a copy of the file
+  (and of its helper modules, when given: ``grader.sandbox.helpers``);
 - rlimits set by the worker before the submission is read: address space, file size, open
   files, processes, no core dumps; no new privileges (setuid binaries give nothing);
 - as root, a uid of its own: the worker becomes a uid (and gid) that no other process uses,
@@ -101,8 +102,10 @@ class Sandbox:
 
     def __init__(self, submission: Path, limits: Limits = Limits(), *,
                  use_bwrap: bool | None = None, require: tuple[str, ...] = ("mm_move",),
-                 constants: tuple[str, ...] = (), private: tuple[Path, ...] = ()) -> None:
+                 constants: tuple[str, ...] = (), private: tuple[Path, ...] = (),
+                 helpers: tuple[tuple[str, bytes], ...] = ()) -> None:
         self.submission = Path(submission)
+        self.helpers = tuple(helpers)  # modules copied beside it (grader.sandbox.helpers)
         self.limits = limits
         self.use_bwrap = use_bwrap
         # What the student's code must not read besides the grader's own folder and the
@@ -167,7 +170,8 @@ class Sandbox:
             self._name = safe_name(self.submission.name)
             self._uid = pick_uid() if os.geteuid() == 0 else None
             self._cpu = pick_cpu()
-            box = self._resources.box = make_box(self._name, source, self._uid)
+            box = self._resources.box = make_box(self._name, source, self._uid,
+                                                 self.helpers)
             if not self._bwrap:
                 if self._uid is not None:
                     self._rights = fallback_rights(box, self._must_stay_private())

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from grader.sandbox.errors import SandboxError
+from grader.sandbox.helpers import name_problem
 from grader.sandbox.limits import Limits
 from grader.sandbox.protocol import Broken
 
@@ -118,14 +120,21 @@ def safe_name(name: str) -> str:
     return "submission.py"
 
 
-def make_box(name: str, source: bytes, uid: int | None) -> Path:
-    """A private directory holding only a copy of the submission (and, unused under
-    bubblewrap, a scratch directory for HOME and TMPDIR, owned by ``uid``)."""
+def make_box(name: str, source: bytes, uid: int | None,
+             helpers: tuple[tuple[str, bytes], ...] = ()) -> Path:
+    """A private directory holding only a copy of the submission and of its ``helpers``
+    (``grader.sandbox.helpers``: each a module's file name and its content), and, unused
+    under bubblewrap, a scratch directory for HOME and TMPDIR, owned by ``uid``."""
+    for helper, _ in helpers:   # the chooser's rules, held here too: nothing shadows
+        problem = name_problem(helper, name, source.decode("utf-8", "replace"))
+        if problem:
+            raise SandboxError(f"{helper!r} cannot be copied beside the submission: {problem}")
     box = Path(tempfile.mkdtemp(prefix="ttt-sandbox-"))
     try:
         box.chmod(0o755)  # the sandbox's uid must read it; only the grader may write
-        (box / name).write_bytes(source)
-        (box / name).chmod(0o644)
+        for file_name, data in ((name, source), *helpers):
+            (box / file_name).write_bytes(data)
+            (box / file_name).chmod(0o644)
         scratch = box / ".tmp"
         scratch.mkdir(mode=0o700)
         if uid is not None:

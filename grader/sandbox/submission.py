@@ -112,19 +112,49 @@ def course_imports(source: str) -> tuple[str, ...]:
     >>> course_imports("import random\\nimport tictactoe_board as provided")
     ('tictactoe_board',)
     """
+    found = [name for name in imports_of(source, members=True)
+             if course_module(name) is not None]
+    return tuple(dict.fromkeys(found + sorted(provided_aliases(source))))
+
+
+_IMPORTERS = ("__import__", "import_module")   # calls whose first argument names a module
+
+
+def imports_of(source: str, members: bool = False) -> list[str]:
+    """The module paths ``source`` imports, in order (it is not run): ``import`` and
+    ``from ... import`` (not relative ones; with ``members``, ``from a import b`` gives
+    ``a.b`` too), and ``__import__("name")`` or ``importlib.import_module("name")`` with
+    the name written out. Nothing when it does not parse.
+
+    >>> imports_of("import a.b, c\\nfrom d import e\\nfrom . import f\\n"
+    ...            "m = importlib.import_module('g')\\n")
+    ['a.b', 'c', 'd', 'g']
+    >>> imports_of("from d import e", members=True)
+    ['d', 'd.e']
+    """
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return ()
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return []
     names: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names += [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             names.append(node.module)
-            names += [f"{node.module}.{alias.name}" for alias in node.names]
-    found = [name for name in names if course_module(name) is not None]
-    return tuple(dict.fromkeys(found + sorted(provided_aliases(source))))
+            if members:
+                names += [f"{node.module}.{alias.name}" for alias in node.names]
+        elif (isinstance(node, ast.Call) and node.args and _called(node.func) in _IMPORTERS
+              and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)):
+            names.append(node.args[0].value)
+    return list(dict.fromkeys(names))
+
+
+def _called(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def read_submission(path: Path) -> tuple[bytes, str]:

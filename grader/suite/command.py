@@ -19,11 +19,13 @@ import os
 import signal
 import sys
 import traceback
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from grader.assignments import AssignmentError, choose, problems
 from grader.assignments.registry import DEFAULT as DEFAULT_ASSIGNMENT
+from grader.sandbox.helpers import helpers_beside
 from grader.suite import config as config_file
 from grader.suite import engine, report, results_json, table, writers
 
@@ -49,6 +51,11 @@ def register(commands: Any) -> argparse.ArgumentParser:
     grade.add_argument("--student-name", metavar="NAME", default="",
                        help="the student's name, shown beside the id in the report's header "
                             "and in results.json; it changes nothing else")
+    grade.add_argument("--with-helpers", action="store_true",
+                       help="also copy into the sandbox the .py files beside the submission "
+                            "that it imports (its own helper modules; at most 20 files, "
+                            "1 MiB): for a student's own folder, never a folder of "
+                            "several students' files")
     grade.add_argument("--quiet", action="store_true", help="print only the score line")
     grade.set_defaults(func=grade_command)
     return grade
@@ -114,6 +121,8 @@ def grade_command(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     student_id = args.student_id or args.submission.stem
     options = options_from(args, student_id, args.submission)
+    if args.with_helpers:
+        options = replace(options, helpers=helpers_beside(args.submission))
     result = engine.grade(args.submission, options)
     # The name is a label for the report and results.json only: it never reaches the
     # engine, so it cannot change a score.

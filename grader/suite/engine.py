@@ -28,6 +28,7 @@ from grader.assignments import get as get_assignment
 from grader.judge.results import GradeResult, ItemResult
 from grader.sandbox import LoadError, Sandbox, SandboxError
 from grader.sandbox.cpu import beside
+from grader.sandbox.helpers import Helpers
 from grader.suite.config import Config
 from grader.suite.plugin import GradingPlugin
 
@@ -52,6 +53,7 @@ class GradeOptions:
     # public checks, as ``python -m student check`` runs them (grader.suite.public).
     suite: tuple[Path, ...] = ()      # empty: the assignment's suite
     prepare: Callable[..., object] | None = None   # None: the assignment's prepare
+    helpers: Helpers = Helpers()      # modules copied beside it (grader.sandbox.helpers)
 
 
 def grade(submission: Path, options: GradeOptions) -> GradeResult:
@@ -61,12 +63,14 @@ def grade(submission: Path, options: GradeOptions) -> GradeResult:
     weights = options.config.weights
     assignment = get_assignment(options.config.assignment)
     base = dict(submission=str(submission), student_id=options.student_id,
-                assignment=assignment.name, assignment_note=options.assignment_note)
+                assignment=assignment.name, assignment_note=options.assignment_note,
+                helpers=options.helpers.names, helper_notes=options.helpers.notes)
     # Its hidden checks, and any more the instructor gave, stay out of the student's reach
     # (checked where only file permissions would keep them so: no bubblewrap, no Landlock).
     sandbox = Sandbox(submission, require=assignment.functions,
                       constants=assignment.constants,
-                      private=(*assignment.suite, *options.checks))
+                      private=(*assignment.suite, *options.checks),
+                      helpers=options.helpers.files)
     try:
         # An item with 0 points is off: it shows only when it checked something.
         nothing = tuple(ItemResult(name, points) for name, points in weights.items() if points)

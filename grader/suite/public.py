@@ -29,6 +29,7 @@ import pytest
 from grader.assignments.assignment import Assignment
 from grader.judge.results import Failure, GradeResult
 from grader.sandbox import Reply, Sandbox
+from grader.sandbox.helpers import Helpers, helpers_beside
 from grader.suite.config import Config, rubric_items
 from grader.suite.engine import GradeOptions, grade
 
@@ -90,33 +91,37 @@ class PublicRun:
 def run_checks(submission: Path, assignment: Assignment, config: Config | None = None,
                on_check: Callable[[Check], None] | None = None,
                on_start: Callable[[int, Sandbox], None] | None = None,
-               stop_when_stuck: bool = True, timed: str = "") -> PublicRun:
+               stop_when_stuck: bool = True, timed: str = "",
+               helpers: bool = False) -> PublicRun:
     """Run ``assignment``'s public checks on ``submission``; ``on_start(checks, sandbox)``
     is told how many checks there are once the file is loaded, ``on_check`` each check as
     it ends. With ``stop_when_stuck`` the checks after one whose call gave no answer in
     time are not run (each would wait for its limit too), unless it was a call of the
-    function ``timed`` that only ran out of its time (its speed is judged after them)."""
+    function ``timed`` that only ran out of its time (its speed is judged after them).
+    With ``helpers``, the modules beside it that it imports go with it, as a student's own
+    folder's do in a batch (``grader.sandbox.helpers``)."""
     if not assignment.public_checks:
         raise ValueError(f"the assignment {assignment.name} declares no public checks")
     return _run(submission, assignment, assignment.public_checks, config, on_check,
-                on_start, stop_when_stuck, timed)
+                on_start, stop_when_stuck, timed, helpers)
 
 
 def run_speed(submission: Path, assignment: Assignment, config: Config | None = None,
               on_check: Callable[[Check], None] | None = None,
-              on_start: Callable[[int, Sandbox], None] | None = None) -> PublicRun | None:
+              on_start: Callable[[int, Sandbox], None] | None = None,
+              helpers: bool = False) -> PublicRun | None:
     """Run ``assignment``'s speed checks on ``submission`` in a fresh sandbox (its time
     limits set by the reference timed there, as in a grade); None when it has none."""
     if assignment.student_speed is None:
         return None
     return _run(submission, assignment, (assignment.student_speed,), config, on_check,
-                on_start, stop_when_stuck=False)
+                on_start, stop_when_stuck=False, helpers=helpers)
 
 
 def _run(submission: Path, assignment: Assignment, files: tuple[Path, ...],
          config: Config | None, on_check: Callable[[Check], None] | None,
          on_start: Callable[[int, Sandbox], None] | None,
-         stop_when_stuck: bool, timed: str = "") -> PublicRun:
+         stop_when_stuck: bool, timed: str = "", helpers: bool = False) -> PublicRun:
     config = config or Config.load(assignment=assignment.name)
     # Only the items these files score: the others are the hidden suite's business.
     items = rubric_items(files)
@@ -129,8 +134,9 @@ def _run(submission: Path, assignment: Assignment, files: tuple[Path, ...],
         collector.printed = printed
         return _Session(inner, collector)
 
+    chosen = helpers_beside(Path(submission)) if helpers else Helpers()
     result = grade(Path(submission), GradeOptions(config=config, suite=tuple(files),
-                                                  prepare=prepare))
+                                                  prepare=prepare, helpers=chosen))
     return PublicRun(result, tuple(collector.checks), collector.stopped)
 
 

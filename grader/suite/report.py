@@ -321,6 +321,8 @@ def _header(result: GradeResult, student_name: str = "") -> list[str]:
     ]
     if result.assignment_note:
         lines.insert(2, f"Assignment: {result.assignment_note}")
+    if result.helpers:
+        lines.insert(1, f"Graded with: {', '.join(result.helpers)} (its helper modules)")
     if result.grader_error is not None:
         lines += [
             "",
@@ -345,7 +347,8 @@ def _header(result: GradeResult, student_name: str = "") -> list[str]:
             lines += _indent(output, 4)
     for cause in causes(result):
         lines += [""] + cause.lines(result)
-    for note in (import_note(result), alias_note(result)):
+    for note in (import_note(result), alias_note(result),
+                 *(f"note: {text}." for text in result.helper_notes)):
         if note:
             lines += [""] + wrap(note)
     return lines

@@ -2,7 +2,8 @@
 assignment whose functions it defines, each gradebook (plain, Canvas, Moodle) with a column
 or a file per assignment holding only that assignment's scores, one true sentence of what
 was graded as what, a second run that grades nothing, a student's two hand-ins both kept,
-a Monte Carlo hand-in with a helper file beside it graded, ``--assignment NAME`` refusing
+a Monte Carlo hand-in graded with the helper module it imports from beside it,
+``--assignment NAME`` refusing
 another assignment's file, and an earlier release's output folder read.
 
 Grading is the cost: four quick files (two per assignment) are graded once, by one batch in
@@ -30,6 +31,7 @@ HERE = Path(__file__).resolve().parents[1]           # tests/
 MC = HERE.parent / "grader" / "assignments" / "montecarlo" / "submissions"
 PRUNED = HERE / "submissions" / "grader" / "correct_pruned.py"     # the minimax: 100
 CLONE = MC / "correct_clone.py"                                    # the Monte Carlo: 100
+SPLIT = HERE / "submissions" / "helpers"            # CLONE in two files: mc_player.py, mc_trials.py
 MIN_NOT_MAX = MC / "bug_min_not_max.py"                           # the Monte Carlo: 70-odd
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 MC_ITEMS = ["mc_trial", "mc_update_scores", "get_best_move", "mc_move", "game play"]
@@ -40,10 +42,12 @@ SENTENCE = ("grading each file as the assignment whose functions it defines: min
 
 
 def make_class(root: Path) -> Path:
-    """alice: a minimax file; bob: a Monte Carlo file with a helper beside it; erin: one
-    of each; frank: a file of neither; gina (on the roster): nothing."""
+    """alice: a minimax file; bob: a Monte Carlo file that imports a module of his beside
+    it, and another file it does not import; erin: one of each; frank: a file of neither;
+    gina (on the roster): nothing."""
     copy(PRUNED, root / "alice.py")
-    copy(CLONE, root / "bob" / "mc_player.py")
+    for name in ("mc_player.py", "mc_trials.py"):
+        copy(SPLIT / name, root / "bob" / name)
     (root / "bob" / "helpers.py").write_text("def count_empty(board):\n    return 0\n")
     copy(CONSTANT, root / "erin" / "mm_player.py")
     copy(MIN_NOT_MAX, root / "erin" / "mc_player.py")
@@ -113,6 +117,28 @@ def test_a_monte_carlo_hand_in_is_chosen_by_its_functions_beside_its_helper(grad
     _, rows = read_csv(out / "gradebook-montecarlo.csv")
     bob = {row["student_id"]: row for row in rows}["bob"]
     assert (bob["score"], bob["status"], bob["source"]) == ("100", "graded", "bob/mc_player.py")
+
+
+@pytest.mark.grades(4, jobs=2)
+def test_a_hand_in_is_graded_with_the_modules_it_imports_from_its_folder(graded):
+    """Bob's mc_player.py imports mc_trials.py beside it: graded with it, it scores what the
+    same player in one file scores (it scored 0: ModuleNotFoundError), and his results and
+    report name the helper; the file he does not import is not graded with it."""
+    _, out, _ = graded
+    bob = json.loads((out / "results" / "montecarlo" / "bob.json").read_text())
+    single = json.loads((MC / "expected.json").read_text())[CLONE.name]["score"]
+    assert bob["score"] == single == 100
+    assert (bob["extra_data"]["helpers"], bob["extra_data"]["helper_notes"]) == (
+        ["mc_trials.py"], [])
+    report = (out / "reports" / "montecarlo" / "bob.txt").read_text()
+    assert "Graded with: mc_trials.py (its helper modules)" in report.splitlines()[1]
+    erin = json.loads((out / "results" / "montecarlo" / "erin.json").read_text())
+    assert erin["extra_data"]["helpers"] == []    # her mm_player.py beside it is not imported
+    # A file of the class's own folder (alice.py) is graded alone: its neighbours are
+    # other students' files; a file of a student's folder, with the modules it imports.
+    source = graded[0]
+    found = {s.student_id: s.own_folder for s in find_submissions(source, source / ".w")[0]}
+    assert (found["alice"], found["bob"]) == (False, True)
 
 
 @pytest.mark.grades(4, jobs=2)

@@ -135,6 +135,16 @@ def test_the_payload_carries_bytes_not_paths(tmp_path: Path) -> None:
     assert payload.options.config == Path("config.cfg")
     assert payload.options.checks == (Path("checks/0/extra"),)
     assert str(tmp_path) not in repr(payload.options)
+    # A file of a flat class: itself alone, never its neighbours (other students' files).
+    assert [name for name in files if name.startswith("submission/")] == ["submission/constant.py"]
+    assert not payload.helpers
+    # A student's own folder: the .py files beside it too, for the task's grade to choose
+    # its helpers among, as a grade here would.
+    split = HERE / "submissions" / "helpers"
+    own = payload_for(Job(Submission("bob", split / "mc_player.py", own_folder=True),
+                          GradingOptions(), tmp_path / "scratch"))
+    assert own.helpers and dict(own.files)["submission/mc_trials.py"] == (
+        split / "mc_trials.py").read_bytes()
     with pytest.raises(ValueError, match="nothing to grade"):
         payload_for(Job(Submission("bob", None, problem="empty folder"), GradingOptions(),
                         tmp_path))

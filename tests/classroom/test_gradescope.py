@@ -355,20 +355,23 @@ def test_the_build_works_from_a_normal_install_and_its_zip_installs(tmp_path: Pa
 
 def test_a_montecarlo_zip_grades_as_the_montecarlo_assignment(tmp_path: Path) -> None:
     """The assignment chosen at build time is baked in: a Monte Carlo file is graded by the
-    Monte Carlo suite, found by the functions it defines beside its helper file (it scored 0:
-    the autograder looked for mm_player.py), and a minimax file handed in to it is told
+    Monte Carlo suite, found by the functions it defines beside its helper files (it scored
+    0: the autograder looked for mm_player.py), with the module it imports from beside it
+    (it scored 0 again: ModuleNotFoundError), and a minimax file handed in to it is told
     what it lacks; nothing to grade is said in the Monte Carlo's words and rubric."""
     out = tmp_path / "mc.zip"
     build_autograder(out, GradingOptions(assignment="montecarlo"))
     root = fake_autograder(tmp_path, out)
-    correct = (Path(__file__).resolve().parents[2] / "grader" / "assignments" / "montecarlo"
-               / "submissions" / "correct_clone.py")
-    (root / "submission" / "mc_player.py").write_bytes(correct.read_bytes())
+    split = HERE / "submissions" / "helpers"     # correct_clone.py in two files
+    for name in ("mc_player.py", "mc_trials.py"):
+        shutil.copy(split / name, root / "submission" / name)
     (root / "submission" / "helpers.py").write_text("def count_empty(board):\n    return 0\n")
     done, data = run_autograder(root)
     assert done.returncode == 0, done.stderr
     check_gradescope_schema(data)
     assert data["score"] == 100
+    assert data["extra_data"]["helpers"] == ["mc_trials.py"]
+    assert "Graded with: mc_trials.py" in done.stdout
     assert [test["name"] for test in data["tests"]][:2] == ["mc_trial", "mc_update_scores"]
     assert "(--assignment montecarlo)" in done.stdout
     (root / "submission" / "mc_player.py").write_bytes(CONSTANT.read_bytes())   # a minimax file

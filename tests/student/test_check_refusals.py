@@ -45,8 +45,12 @@ def test_a_file_that_imports_numpy_is_refused_as_the_grader_refuses_it(tmp_path:
     assert hint in grade(player).splitlines()          # the grader's words, the same
 
 
-def test_a_file_beside_it_is_not_there_for_the_grader_either(tmp_path: Path) -> None:
-    (tmp_path / "helpers.py").write_text("SIZE = 3\n", encoding="utf-8")
+def test_a_file_the_grader_does_not_take_is_not_there_for_the_check_either(
+        tmp_path: Path) -> None:
+    """The grader takes the modules beside a file that it imports (tests/student/
+    test_mc_check.py), never a subfolder's: neither does the check."""
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "helpers.py").write_text("SIZE = 3\n", encoding="utf-8")
     player = tmp_path / "mm_player.py"
     player.write_text("import helpers\n" + CORRECT.read_text(encoding="utf-8"),
                       encoding="utf-8")

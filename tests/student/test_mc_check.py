@@ -153,6 +153,17 @@ def test_a_correct_file_passes_every_check_and_is_within_the_limits() -> None:
     assert "timing" not in out
 
 
+def test_a_file_with_a_helper_module_beside_it_is_checked_with_it() -> None:
+    """correct_clone.py in two files (tests/submissions/helpers): the check takes the module
+    the file imports from beside it, as a batch of the students' folders and the Gradescope
+    autograder do, so it passes every check where they give 100 (it could not be run)."""
+    done = student("check", "--no-speed", str(ROOT / "tests" / "submissions" / "helpers"
+                                              / "mc_player.py"))
+    assert done.returncode == 0, done.stdout
+    assert done.stdout.splitlines()[1] == ("With its helper modules beside it: mc_trials.py (hand them in with it).")
+    assert done.stdout.rstrip().endswith(f"{CHECKS} passed, 0 failed")
+
+
 def test_a_failure_shows_lines_to_paste_expected_received_and_why() -> None:
     done = student("check", "--no-speed", str(MONTECARLO_FILES / "bug_wrong_side.py"))
     out = done.stdout

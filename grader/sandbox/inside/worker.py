@@ -104,7 +104,9 @@ def main(config_text):
     _State.ans_fd = confine.hide_fd(config["ans"], low, high)
     confine.close_all_but((req_fd, _State.ans_fd), high)  # bubblewrap's info pipe, for one
     here = os.path.dirname(os.path.abspath(__file__))  # this folder: not for students
-    sys.path[:] = [p for p in sys.path if p and p != here] + config["path"] + [config["box"]]
+    # The box (the submission and its helper modules) goes before config["path"] only when
+    # the submission is loaded (_Server.load): provided is imported from there first.
+    sys.path[:] = [p for p in sys.path if p and p != here] + config["path"]
     # Now, before Landlock hides the folder that holds provided (the grader's folder too).
     import encode
     import provided.bases
@@ -164,8 +166,10 @@ class _Server:
         self.requests = requests
         self.box = config["box"]
         self.path = os.path.join(self.box, config["file"])
+        self.after_box = len(config["path"])   # sys.path's entries that follow the box
         self.namespace = {}
         self.lines = []
+        self.helper_lines = {}   # a helper module's file -> its lines (for tracebacks)
         self.loaded = False  # once student code has run, the reference is no longer trusted
         import provided  # the course module; kept by reference, whatever the student rebinds
         self.board_class = provided.TTTBoard
@@ -220,6 +224,10 @@ class _Server:
         except (ValueError, MemoryError, RecursionError) as exc:
             return {"status": "load_error", "kind": "syntax", "line": None, "text": "",
                     "message": "%s: %s" % (_type_name(type(exc)), exc)}
+        # Its folder, with its helper modules, after the standard library and before the
+        # folder provided came from: a helper's import finds it under bubblewrap and
+        # without alike, whatever else lies beside provided (under bubblewrap, nothing).
+        sys.path.insert(len(sys.path) - self.after_box, self.box)
         # The course's modules, under whatever path the file imports them.
         import provided.course
         provided.course.install(source.decode("utf-8", "replace"))
@@ -272,10 +280,21 @@ class _Server:
             tb = tb.tb_next
         return {"line": line, "text": self._line(line)}
 
-    def _line(self, number):
-        if number is None or not 0 < number <= len(self.lines):
+    def _line(self, number, filename=None):
+        """Line ``number`` of the submission, or of the helper module ``filename``."""
+        lines = self.lines
+        if filename is not None and filename != self.path:
+            if filename not in self.helper_lines:
+                try:
+                    with open(filename, "rb") as file:
+                        text = file.read(1 << 20).decode("utf-8", "replace")
+                except OSError:
+                    text = ""
+                self.helper_lines[filename] = text.splitlines()
+            lines = self.helper_lines[filename]
+        if number is None or not 0 < number <= len(lines):
             return ""
-        return self.lines[number - 1].strip()[:MAX_TEXT]
+        return lines[number - 1].strip()[:MAX_TEXT]
 
     # -- calling -------------------------------------------------------------------------
 
@@ -379,7 +398,8 @@ class _Server:
         return None
 
     def describe(self, exc):
-        """'Type: message', then the last few frames of the student's file, Python-style."""
+        """'Type: message', then the last few frames of the student's files (the submission
+        and its helper modules, beside it in the box), Python-style."""
         lines = ["%s: %s" % (_type_name(type(exc)), _text(exc))]
         frames = []
         innermost = None
@@ -387,7 +407,7 @@ class _Server:
         while tb is not None:
             code = tb.tb_frame.f_code
             innermost = (code.co_filename, tb.tb_lineno, code.co_name)
-            if code.co_filename == self.path:
+            if os.path.dirname(code.co_filename) == self.box:
                 frames.append(innermost)
             tb = tb.tb_next
         shown = []
@@ -397,16 +417,17 @@ class _Server:
             else:
                 shown.append([frame, 0])
         if shown:
-            lines.append("Traceback (last lines in %s):" % os.path.basename(self.path))
-        for (_, number, function), repeated in shown:
-            lines.append('  File "%s", line %d, in %s' % (os.path.basename(self.path),
+            names = dict.fromkeys(os.path.basename(frame[0]) for frame, _ in shown)
+            lines.append("Traceback (last lines in %s):" % " and ".join(names))
+        for (filename, number, function), repeated in shown:
+            lines.append('  File "%s", line %d, in %s' % (os.path.basename(filename),
                                                           number, function))
-            text = self._line(number)
+            text = self._line(number, filename)
             if text:
                 lines.append("    " + text)
             if repeated:
                 lines.append("  [previous line repeated %d more times]" % repeated)
-        if innermost is not None and innermost[0] != self.path:
+        if innermost is not None and os.path.dirname(innermost[0]) != self.box:
             filename, number, function = innermost
             parts = filename.replace("\\", "/").split("/")
             lines.append("  (raised in %s, line %d, in %s)" % ("/".join(parts[-2:]), number,
