@@ -160,6 +160,7 @@ def test_the_readme_says_how_to_hand_in_and_to_check_each_assignment(handout_zip
     assert "python3 -m student check student/winner.py" in readme
 
 
+@pytest.mark.long
 def test_student_check_runs_from_the_handout_alone_in_a_fresh_virtual_environment(
         handout_zip: Path, tmp_path: Path) -> None:
     with zipfile.ZipFile(handout_zip) as bundle:

@@ -65,6 +65,7 @@ def kill_a_worker_in_a_grade(cluster: Cluster, seconds: float) -> tuple[int, lis
     raise AssertionError(f"no worker was seen grading within {seconds:g} s")
 
 
+@pytest.mark.long
 @pytest.mark.grades(len(HAND_INS), jobs=2)
 def test_a_worker_killed_in_a_grade_loses_nothing_and_doubles_nothing(
         cluster: Cluster, serve: Any, tmp_path: Path, load_factor: float) -> None:

@@ -26,6 +26,7 @@ SHORT = Term(students=12, window=10.0, rush=0.5, late=4.0, outage=3.0, outage_at
              kill_at=0.7, extensions=0.1, late_share=0.2, resubmit=0.1, adjustments=2)
 
 
+@pytest.mark.long
 @pytest.mark.grades(40, jobs=2)
 def test_a_short_semester_loses_nothing_doubles_nothing_and_explains_every_grade(
         tmp_path: Path, load_factor: float) -> None:

@@ -78,6 +78,7 @@ def cheap_alone(tmp_path_factory) -> dict:
     return {name: grade(name, out) for name in CHEAP}
 
 
+@pytest.mark.long
 @pytest.mark.slow    # the same grades again beside two busy loops (test_same_report does it
 @pytest.mark.timeout(1800)   # in the default run for an endless loop)
 def test_the_cheap_gallery_gets_the_same_score_alone_and_beside_two_busy_processes(
@@ -109,6 +110,7 @@ def test_the_cheap_gallery_verdicts(cheap_alone):
     assert "judged by the time policy" in lead and "endless loop" not in lead
 
 
+@pytest.mark.long
 @pytest.mark.grades(3)
 def test_a_file_near_its_limits_gets_one_score_beside_two_busy_processes(tmp_path):
     # Its deciding calls take 1.3 to 1.6 times their limits (6 empty squares), so each is
