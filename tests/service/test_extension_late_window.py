@@ -10,8 +10,9 @@ deadline); an extension to 2 days from now with no late deadline takes late hand
 
 from __future__ import annotations
 
-from datetime import timedelta
+import asyncio
 import re
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -99,4 +100,25 @@ def test_the_form_without_late_until_keeps_the_late_window_and_says_so(tmp_path:
     assert "no late hand-ins after it" not in page and "late hand-ins until" in page
     sent = _hand_in(course, "alice")
     assert sent.status_code == 201, sent.text
+    course.store.close()
+
+
+def test_a_hand_in_is_received_when_it_arrived_not_when_its_check_ended(tmp_path: Path):
+    # It arrives before the deadline, and its check (a child process) ends after it: on
+    # time, and its received time says so (the records explain the "on time").
+    deadline = datetime.now(timezone.utc) + timedelta(seconds=1.0)
+    course = Course(tmp_path / "edge", deadlines=Deadlines(deadline, deadline + timedelta(days=1)))
+    checker = course.app.state.checker
+    real = checker.check
+
+    async def slow_check(*args, **kwargs):
+        await asyncio.sleep(max(0.0, (deadline - datetime.now(timezone.utc)).total_seconds())
+                            + 0.5)
+        return await real(*args, **kwargs)
+
+    checker.check = slow_check
+    sent = _hand_in(course, "alice")
+    assert sent.status_code == 201, sent.text
+    assert sent.json()["late"] is False
+    assert parse_time(sent.json()["received_at"]) < deadline
     course.store.close()

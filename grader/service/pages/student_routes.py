@@ -26,7 +26,7 @@ from grader.service.course.intake import (PASTED, Refused, check_content, check_
                                           refused_note)
 from grader.service.course.records import FinalScore
 from grader.service.course.storage import InFlight, Store, Submission, TooMany
-from grader.service.course.times import now
+from grader.service.course.times import format_time, now
 from grader.service.pages.pages import path_for, read_form, refused, render
 from grader.service.pages.presentation import page_context, scores_json, submission_json, wait_for
 from grader.service.settings import ServiceSettings
@@ -240,6 +240,9 @@ async def _accept(request: Request, student: str, name: str | None, data: bytes,
     try:
         row = await run_in_threadpool(
             store.add_submission, student, filename, data, late=late,
+            # received when it arrived, the moment its lateness was judged at, not after
+            # its check: a file that came before the deadline is on time, and says so
+            received_at=format_time(moment),
             config=state.queue.label_for(assignment.name), one_in_flight=True,
             per_hour=per_hour, assignment=assignment.name)
     except InFlight as problem:
