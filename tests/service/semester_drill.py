@@ -133,6 +133,7 @@ class HandIn:
     late: bool = False                 # after the assignment's deadline (the student's own)
     number: int | None = None          # the submission's id, once received
     tries: int = 0                     # POSTs sent (more than one: the server was down)
+    posted_at: float = 0.0             # when its last POST was sent (time.time())
     refused: str = ""
     final: dict[str, Any] = field(default_factory=dict)
 
@@ -389,6 +390,12 @@ class Drill:
             return self.events.late_deadlines["minimax"]
         return self.events.deadlines[assignment]
 
+    def closing_of(self, student: Student, assignment: str) -> float:
+        """When ``assignment`` closes for the student: their deadline and the late window
+        after it (an extension keeps the window)."""
+        window = self.events.late_deadlines[assignment] - self.events.deadlines[assignment]
+        return self.deadline_of(student, assignment) + window
+
     async def _term(self) -> None:
         self._up = asyncio.Event()
         self._up.set()
@@ -404,6 +411,7 @@ class Drill:
     async def _student(self, student: Student) -> None:
         async with httpx.AsyncClient(timeout=REQUEST_TIMEOUT) as client:
             launched: set[str] = set()
+            watching: list[asyncio.Task] = []     # a page left open on each hand-in
             for one in student.hand_ins:
                 await asyncio.sleep(max(0.0, self.events.start + one.at - time.time()))
                 while True:
@@ -421,7 +429,8 @@ class Drill:
                             break
                         self.events.resent += 1
                 if one.number is not None:
-                    await self._watch(client, one)
+                    watching.append(asyncio.create_task(self._watch(client, one)))
+            await asyncio.gather(*watching)
 
     async def _timed(self, client: httpx.AsyncClient, kind: str, method: str, url: str,
                      **options: Any) -> httpx.Response:
@@ -447,6 +456,7 @@ class Drill:
             csrf = CSRF.search(page.text)
             assert csrf, page.text[:500]
             one.tries += 1
+            one.posted_at = time.time()
             answer = await self._timed(
                 client, "hand in (form POST)", "POST", self.url + "/submit",
                 data={"csrf": csrf.group(1), "assignment": one.assignment},

@@ -120,7 +120,12 @@ def _received(report: Report, drill: Drill, hand_ins: list[Any], rows: dict[int,
               earlier: dict[int, int]) -> None:
     events = drill.events
     received = [one for one in hand_ins if one.number is not None]
-    refused = [one for one in hand_ins if one.refused]
+    # A refusal counts against the server unless the drill's own client sent it after the
+    # assignment closed for its student (its client is on the same cores as the grading).
+    students = {student.sid: student for student in drill.students}
+    sent_late = [one for one in hand_ins if one.refused
+                 and one.posted_at > drill.closing_of(students[one.student], one.assignment)]
+    refused = [one for one in hand_ins if one.refused and one not in sent_late]
     by_content: dict[tuple[str, str], list[int]] = {}
     for number, row in rows.items():
         by_content.setdefault((row["student"], row["sha256"]), []).append(number)
@@ -138,7 +143,6 @@ def _received(report: Report, drill: Drill, hand_ins: list[Any], rows: dict[int,
     report.need(len(rows) == len(received), f"{len(rows)} submissions in the database for "
                 f"{len(received)} received hand-ins")
     # Late: received after the student's deadline (their own with an extension).
-    students = {student.sid: student for student in drill.students}
     for one in received:
         row = rows.get(one.number, {})
         after = when(row.get("received_at")) > drill.deadline_of(students[one.student],
@@ -151,10 +155,11 @@ def _received(report: Report, drill: Drill, hand_ins: list[Any], rows: dict[int,
     report.say(f"{len(hand_ins)} hand-ins sent by {len(drill.students)} students: "
                f"{len(received)} received ({events.found_after_restart} found in the "
                f"history after the SIGKILL, {events.resent} sent again), {len(refused)} "
-               f"refused, {len(lost)} lost, {len(doubled)} doubled; {len(rows) - len(not_done)} "
+               f"refused ({len(sent_late)} more sent by the drill after their assignment "
+               f"closed: refused rightly), {len(lost)} lost, {len(doubled)} doubled; {len(rows) - len(not_done)} "
                f"graded, each once; {len(regraded)} regraded under the new configuration; "
                f"{len(late)} late")
-    report.figures.update(received=len(received), lost=len(lost), doubled=len(doubled),
+    report.figures.update(received=len(received), sent_late=len(sent_late), lost=len(lost), doubled=len(doubled),
                           graded=len(rows) - len(not_done), regraded=len(regraded))
 
 
