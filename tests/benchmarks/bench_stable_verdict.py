@@ -25,12 +25,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "suite"))   # load.py
 
 from grader.judge.positions import hidden_positions  # noqa: E402
 from grader.judge.solver import Solver  # noqa: E402
@@ -38,22 +37,12 @@ from grader.sandbox import Sandbox  # noqa: E402
 from grader.assignments.minimax.client import REPEATS, SHORT_ROUND  # noqa: E402
 from grader.timing.pacing import MM_MOVE, Pacing  # noqa: E402
 from grader.timing.policy import EMPTY_BOARD_NODES, TimePolicy  # noqa: E402
+from load import busy  # noqa: E402
 
 BORDERLINE = ROOT / "tests" / "submissions" / "timing" / "borderline.py"
 RECORDED_TIER = "3x3 positions with 6 empty squares (normal game)"
 
 
-@contextmanager
-def busy(processes: int) -> Iterator[None]:
-    """``processes`` processes that each burn a core while the block runs."""
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-               for _ in range(processes)]
-    try:
-        yield
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
 
 
 def grade(submission: Path, out: Path) -> tuple[dict, float]:

@@ -18,10 +18,10 @@ import json
 import re
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from load import busy  # tests/suite/load.py
 
 HERE = Path(__file__).resolve().parents[1]   # tests/
 LOOP = HERE / "submissions" / "grader" / "bug_infinite_loop.py"
@@ -37,17 +37,6 @@ VERDICT = re.compile(r"^(too slow|the time budget)")
 SECTION = re.compile(r"^-{3}")
 
 
-@contextmanager
-def busy(processes: int):
-    """``processes`` processes that each burn a core for as long as the block runs."""
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-               for _ in range(processes)]
-    try:
-        yield
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
 
 
 def grade(path: Path, folder: Path, tag: str) -> tuple[str, dict]:

@@ -26,10 +26,10 @@ import json
 import shutil
 import subprocess
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from load import busy  # tests/suite/load.py
 
 HERE = Path(__file__).resolve().parents[1]   # tests/
 GALLERY = HERE / "submissions" / "timing"
@@ -41,17 +41,6 @@ CORRECT = {"course_style_wincheck", "deepcopy", "deepcopy_early_return"}
 EVERY = sorted(path.stem for path in GALLERY.glob("*.py"))
 
 
-@contextmanager
-def busy(processes: int):
-    """``processes`` processes that each burn a core for as long as the block runs."""
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-               for _ in range(processes)]
-    try:
-        yield
-    finally:
-        for burner in burners:
-            burner.kill()
-            burner.wait()
 
 
 def grade(name: str, folder: Path, student_id: str | None = None) -> dict:
