@@ -43,7 +43,7 @@ class FakeGrades:
             self.release[student] = threading.Event()
 
     def __call__(self, path, student, options, scratch, timeout, should_stop, slot=None,
-                 env=None, lend=None, student_name="", nice=0) -> Attempt:
+                 env=None, lend=None, student_name="", nice=0, helpers=False) -> Attempt:
         self.slots[student] = slot
         self.names[student] = student_name
         self.order.append(student)
