@@ -136,6 +136,7 @@ GALLERY = [SUBMISSIONS / "grader" / "correct_pruned.py",
            SUBMISSIONS / "timing" / "sleeper.py"]
 
 
+@pytest.mark.long
 @needs_fork
 @pytest.mark.grades(2 * len(GALLERY), jobs=2)
 def test_warm_grades_are_cold_grades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -380,6 +380,7 @@ def graded(listener):
 
 # -- the tests --------------------------------------------------------------------------------
 
+@pytest.mark.long
 @pytest.mark.parametrize("name, mode", run_params())
 def test_the_grader_exits_0_with_a_report(graded, name, mode, load_factor):
     run = graded[name, mode]
@@ -400,6 +401,7 @@ def test_the_grader_exits_0_with_a_report(graded, name, mode, load_factor):
         assert "(its own" in run.isolation  # never root, never shared with another sandbox
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name, mode", run_params())
 def test_the_outcome_is_the_one_the_file_promises(graded, name, mode):
     run = graded[name, mode]
@@ -423,12 +425,14 @@ def test_the_outcome_is_the_one_the_file_promises(graded, name, mode):
     assert extra["restarts"] >= case.restarts
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name, mode", run_params())
 def test_no_process_outlives_the_grader(graded, name, mode):
     run = graded[name, mode]
     assert run.leftovers == {}, run.leftovers
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name, mode", run_params())
 def test_nothing_is_written_outside_the_box(graded, name, mode):
     run = graded[name, mode]
@@ -443,6 +447,7 @@ def test_nothing_is_written_outside_the_box(graded, name, mode):
     assert not run.tmp_sentinel
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name, mode", run_params())
 def test_no_secret_reaches_the_report(graded, name, mode):
     run = graded[name, mode]
@@ -455,6 +460,7 @@ def test_no_secret_reaches_the_report(graded, name, mode):
     assert "STOLEN:" not in run.everything
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name, mode", run_params())
 def test_no_connection_reaches_the_machine(graded, listener, name, mode):
     run = graded[name, mode]
@@ -465,6 +471,7 @@ def test_no_connection_reaches_the_machine(graded, listener, name, mode):
 
 # -- particular promises ------------------------------------------------------------------------
 
+@pytest.mark.long
 @pytest.mark.parametrize("mode", ["bwrap", "fallback"])
 def test_a_daemon_did_run_and_the_submission_was_graded_in_full(graded, mode):
     if ("daemon", mode) not in graded:
@@ -474,6 +481,7 @@ def test_a_daemon_did_run_and_the_submission_was_graded_in_full(graded, mode):
     assert run.results["score"] == 100
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("mode", ["bwrap", "fallback"])
 def test_a_flood_is_cut_and_counted(graded, mode):
     if ("flood_output", mode) not in graded:
@@ -483,6 +491,7 @@ def test_a_flood_is_cut_and_counted(graded, mode):
     assert len(load_output) < 70_000 and "more bytes of output dropped" in load_output
 
 
+@pytest.mark.long
 def test_a_single_file_stops_at_16_mib_and_private_tmp_at_64_mib(graded):
     if ("fill_disk", "bwrap") not in graded:
         pytest.skip(NO_BWRAP)

@@ -46,6 +46,7 @@ def download(page, selector: str) -> str:
     return Path(info.value.path()).read_text(encoding="utf-8-sig")
 
 
+@pytest.mark.long
 @pytest.mark.grades(3)
 def test_a_student_and_the_instructor_in_a_browser(chromium, serve, tmp_path: Path,
                                                    shots: Path) -> None:

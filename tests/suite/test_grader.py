@@ -66,6 +66,7 @@ def lost(results):
     return {name for name, (score, top) in item_scores(results).items() if score < top}
 
 
+@pytest.mark.long
 @uses_graded
 @pytest.mark.parametrize("name", ["correct_plain", "correct_pruned", "correct_random_best",
                                   "correct_memoised"])
@@ -92,6 +93,7 @@ def test_correct_solutions_get_full_marks(graded, name):
     ("bug_infinite_loop", {"scores", "time"}, set()),
     ("too_slow", {"time"}, {"finished boards"}),
 ])
+@pytest.mark.long
 def test_each_classic_bug_loses_the_right_items(graded, name, must_lose, must_keep):
     status, output, results = graded[name]
     assert status == 0, output
@@ -100,6 +102,7 @@ def test_each_classic_bug_loses_the_right_items(graded, name, must_lose, must_ke
     assert 0 <= results["score"] < 100
 
 
+@pytest.mark.long
 @uses_graded
 def test_a_changed_board_is_named_first_as_the_likely_cause(graded):
     _, output, _ = graded["bug_no_clone"]
@@ -111,6 +114,7 @@ def test_a_changed_board_is_named_first_as_the_likely_cause(graded):
     assert len(output.splitlines()) < 200   # grouped by cause, not a page per failure
 
 
+@pytest.mark.long
 @uses_graded
 def test_feedback_shows_a_pasteable_call_expected_received_and_why(graded):
     _, output, _ = graded["bug_sign_error_o"]
@@ -119,6 +123,7 @@ def test_feedback_shows_a_pasteable_call_expected_received_and_why(graded):
     assert "why:" in output and "after O (" in output
 
 
+@pytest.mark.long
 @uses_graded
 def test_a_lost_game_is_shown_as_its_moves(graded):
     _, output, results = graded["bug_opponent_move"]
@@ -132,6 +137,7 @@ def test_a_lost_game_is_shown_as_its_moves(graded):
     assert failures and all(f["call"].startswith("move_wrapper(TTTBoard(") for f in failures)
 
 
+@pytest.mark.long
 @uses_graded
 def test_a_timeout_names_the_position_the_limit_and_the_policy(graded):
     _, output, results = graded["too_slow"]
@@ -150,6 +156,7 @@ def test_a_timeout_names_the_position_the_limit_and_the_policy(graded):
         "3x3 positions with 6 empty squares (normal game)"]
 
 
+@pytest.mark.long
 @uses_graded
 def test_a_crash_costs_the_call_not_the_run(graded):
     _, output, results = graded["bug_crash"]
@@ -158,6 +165,7 @@ def test_a_crash_costs_the_call_not_the_run(graded):
     assert results["score"] > 0
 
 
+@pytest.mark.long
 @uses_graded
 def test_python2_is_rejected_with_the_line_and_the_fix(graded):
     status, output, results = graded["python2"]
@@ -167,6 +175,7 @@ def test_python2_is_rejected_with_the_line_and_the_fix(graded):
     assert 'print("thinking about", player)' in output
 
 
+@pytest.mark.long
 @uses_graded
 def test_results_json_has_gradescopes_shape_and_our_details(graded):
     _, _, results = graded["correct_pruned"]
@@ -265,6 +274,7 @@ def test_every_student_is_asked_the_same_positions_and_gets_the_same_score(tmp_p
     assert alice[1] and alice == graded_as("1002") == graded_as("bob")
 
 
+@pytest.mark.long
 def test_a_plain_minimax_never_times_out_even_with_the_other_core_busy(tmp_path):
     burner = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     try:
@@ -278,6 +288,7 @@ def test_a_plain_minimax_never_times_out_even_with_the_other_core_busy(tmp_path)
     assert results["extra_data"]["timeouts"] == 0 and results["score"] == 100
 
 
+@pytest.mark.long
 def test_exhaustive_mode_checks_every_reachable_3x3_position(tmp_path):
     path = tmp_path / "r.json"
     done = run_grader("grade", str(SUBMISSIONS / "correct_memoised.py"), "--exhaustive",

@@ -157,6 +157,7 @@ def test_each_bug_loses_points_in_its_function(graded, bug, item):
     assert "random.seed(" in text or "get_best_move(" in text
 
 
+@pytest.mark.long
 @pytest.mark.grades(15, jobs=1)
 def test_graded_again_under_load_and_other_ids_the_same(graded, tmp_path):
     """Same code, same score and report: one at a time, beside two busy processes, each

@@ -98,6 +98,7 @@ def assert_same(path: Path, folder: Path) -> dict:
     return alone[1]
 
 
+@pytest.mark.long
 @pytest.mark.grades(2)
 def test_an_endless_loop_gets_the_same_report_alone_and_beside_two_busy_processes(tmp_path):
     results = assert_same(LOOP, tmp_path)

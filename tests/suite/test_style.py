@@ -115,6 +115,7 @@ def style_test(results: dict) -> dict:
 
 # ---------------------------------------------------------------- graded end to end
 
+@pytest.mark.long
 def test_a_clean_course_style_solution_loses_nothing(graded):
     status, output, results = graded["clean"]
     assert status == 0, output
@@ -124,6 +125,7 @@ def test_a_clean_course_style_solution_loses_nothing(graded):
     assert "[ok] style (10.0 / 10.0)" in output
 
 
+@pytest.mark.long
 def test_a_messy_solution_gets_deductions_with_lines_symbols_and_what_to_do(graded):
     status, output, results = graded["messy"]
     assert status == 0, output
@@ -146,6 +148,7 @@ def test_a_messy_solution_gets_deductions_with_lines_symbols_and_what_to_do(grad
     assert item["categories"]["invalid-name"] == 3
 
 
+@pytest.mark.long
 def test_the_default_rubric_has_no_style_item_and_runs_no_pylint(graded):
     status, output, results = graded["default"]
     assert status == 0, output
@@ -156,6 +159,7 @@ def test_the_default_rubric_has_no_style_item_and_runs_no_pylint(graded):
     assert "] style" not in output and "--- style" not in output and "pylint" not in output
 
 
+@pytest.mark.long
 def test_a_pylint_that_fails_is_a_grader_error_not_a_deduction(graded):
     status, output, results = graded["broken"]
     assert graded["run when on"]                     # it was run, with style on

@@ -80,6 +80,7 @@ def test_the_cheap_gallery_gets_the_same_score_alone_and_beside_two_busy_process
         assert loaded[name]["extra_data"]["too_slow"] == alone[name]["extra_data"]["too_slow"]
 
 
+@pytest.mark.long
 @pytest.mark.grades(len(CHEAP))
 def test_the_cheap_gallery_verdicts(cheap_alone):
     alone = cheap_alone
