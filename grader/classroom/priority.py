@@ -92,6 +92,7 @@ def lower(nice: int) -> Priority:
             os.setpriority(os.PRIO_PROCESS, 0, min(nice, MAX_NICE))
         except (AttributeError, OSError):
             pass
+    _session_nice()
     batch = False
     if nice > 0 and hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_BATCH"):
         try:
@@ -101,6 +102,23 @@ def lower(nice: int) -> Priority:
         except OSError:
             batch = False
     return Priority(_nice(), batch)
+
+
+def _session_nice() -> None:
+    """The calling process's nice for its session too, where it leads the session (a grade
+    or a warm server started with a session of its own): with Linux's autogroup scheduling
+    the CPU is shared between sessions first, and a new one starts at nice 0, so a lowered
+    grade in a session of its own would take a whole share beside the web process's. Never
+    another's session (the web process's grading threads lower only themselves)."""
+    try:
+        if os.getsid(0) != os.getpid():
+            return
+        nice = os.getpriority(os.PRIO_PROCESS, 0)
+        if nice > 0:
+            with open("/proc/self/autogroup", "w", encoding="ascii") as autogroup:
+                autogroup.write(str(nice))
+    except (OSError, AttributeError):     # no autogroup (or not Linux): nice is enough
+        pass
 
 
 def lower_from(environ: Mapping[str, str]) -> None:

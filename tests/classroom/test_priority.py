@@ -54,6 +54,27 @@ def test_a_cold_grade_starts_at_the_priority_it_asks_for() -> None:
     assert (int(said[1]) == os.SCHED_BATCH) == expected.batch
 
 
+AUTOGROUP = Path("/proc/self/autogroup")
+
+
+@pytest.mark.skipif(not AUTOGROUP.exists(), reason="no autogroup scheduling on this kernel")
+def test_a_lowered_grade_in_its_own_session_lowers_its_session_and_the_page_keeps_its_own(
+        ) -> None:
+    # Linux shares the CPU between sessions first (autogroup), and a new session starts at
+    # nice 0: a grade at nice 10 in a session of its own must lower its session too, or it
+    # takes as much CPU as the web process. A thread of the page never lowers the page's.
+    before = AUTOGROUP.read_text()
+    said = subprocess.run(
+        [sys.executable, "-c", "print(open('/proc/self/autogroup').read())"],
+        capture_output=True, text=True, check=True, start_new_session=True,
+        preexec_fn=functools.partial(run._start_cold, os.getpid(), 10)).stdout
+    assert said.split()[-1] == str(priority.probe(10).nice)
+    thread = threading.Thread(target=priority.lower, args=(10,))
+    thread.start()
+    thread.join()
+    assert AUTOGROUP.read_text() == before
+
+
 @pytest.mark.grades(2)
 def test_a_grade_and_its_sandbox_run_lower_and_score_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -73,6 +73,24 @@ def no_new_privileges():
         return False
 
 
+def keep_niceness():
+    """Give this process's session the process's own nice, where it leads the session.
+
+    Linux's autogroup scheduling (``/proc/sys/kernel/sched_autogroup_enabled``) shares the
+    CPU between sessions first, and a new session starts at nice 0: a grade lowered to nice
+    10 whose worker starts a session of its own would otherwise take as much CPU as the web
+    process again. Lowering is allowed to anyone; raising is never asked for here."""
+    try:
+        if os.getsid(0) != os.getpid():    # another's session: not ours to change
+            return
+        nice = os.getpriority(os.PRIO_PROCESS, 0)
+        if nice > 0:
+            with open("/proc/self/autogroup", "w") as autogroup:
+                autogroup.write(str(nice))
+    except (OSError, AttributeError):      # no autogroup here: nice alone is enough
+        pass
+
+
 def supervise():
     """Split in two before anything else: the parent stays behind as the worker's
     supervisor, the child returns and becomes the worker (in a session and process group of
@@ -90,6 +108,7 @@ def supervise():
     worker = os.fork()
     if worker == 0:   # a subreaper's children are not subreapers
         os.setsid()
+        keep_niceness()
         return True
     os.closerange(3, 1 << 16)
     null = os.open("/dev/null", os.O_RDWR)

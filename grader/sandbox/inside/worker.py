@@ -96,6 +96,7 @@ class _State:
 def main(config_text):
     """Set the process up, then serve requests until the parent closes the pipe."""
     config = _loads(config_text)
+    confine.keep_niceness()       # its own session (start_new_session): the grade's nice
     if config.get("supervise"):   # outside bubblewrap: a subreaper that stays behind
         confine.supervise()
     sys.argv[:] = [config["file"]]  # the channel's fd numbers are not the student's business
