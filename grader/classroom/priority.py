@@ -92,7 +92,6 @@ def lower(nice: int) -> Priority:
             os.setpriority(os.PRIO_PROCESS, 0, min(nice, MAX_NICE))
         except (AttributeError, OSError):
             pass
-    _session_nice()
     batch = False
     if nice > 0 and hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_BATCH"):
         try:
@@ -104,12 +103,21 @@ def lower(nice: int) -> Priority:
     return Priority(_nice(), batch)
 
 
+def lower_child(nice: int) -> Priority:
+    """``lower`` in a new process that leads a session of its own (a cold grade, a warm
+    server: a ``preexec_fn`` after ``start_new_session``), and its session with it. Never in
+    a thread of the web process: its session is the page's.
+
+    Linux's autogroup scheduling shares the CPU between sessions first, and a new session
+    starts at nice 0: a grade at nice 10 in a session of its own would take as large a
+    share as the web process."""
+    found = lower(nice)
+    _session_nice()
+    return found
+
+
 def _session_nice() -> None:
-    """The calling process's nice for its session too, where it leads the session (a grade
-    or a warm server started with a session of its own): with Linux's autogroup scheduling
-    the CPU is shared between sessions first, and a new one starts at nice 0, so a lowered
-    grade in a session of its own would take a whole share beside the web process's. Never
-    another's session (the web process's grading threads lower only themselves)."""
+    """The calling process's nice for its session too, where it leads the session."""
     try:
         if os.getsid(0) != os.getpid():
             return
@@ -122,11 +130,11 @@ def _session_nice() -> None:
 
 
 def lower_from(environ: Mapping[str, str]) -> None:
-    """``lower`` to what ``environ`` asks for (nothing when it asks for nothing): a grade's
-    process, or a warm server's, calls it first."""
+    """``lower_child`` to what ``environ`` asks for (nothing when it asks for nothing): a
+    warm server's process calls it first."""
     nice = wanted(environ)
     if nice:
-        lower(nice)
+        lower_child(nice)
 
 
 def probe(nice: int = GRADING_NICE) -> Priority:

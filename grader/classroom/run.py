@@ -28,7 +28,7 @@ from typing import Callable, Iterator, Protocol
 import grader
 from grader.classroom.discover import Submission
 from grader.classroom.orphans import die_with
-from grader.classroom.priority import lower, priority_environment
+from grader.classroom.priority import lower_child, priority_environment
 from grader.classroom.warm import ServerLost, WarmProcess, WarmUnavailable, give_back
 from grader.classroom.warm import take as take_warm_server
 from grader.sandbox.cpu import CPU_VARIABLE, LEND_VARIABLE
@@ -236,7 +236,7 @@ def _start_cold(parent: int, nice: int) -> None:
     """In a cold grade's child, before it runs Python: it ends with ``parent`` and runs at
     ``nice`` (as a warm server's grades do)."""
     die_with(parent)
-    lower(nice)
+    lower_child(nice)
 
 
 def _terminate(process: subprocess.Popen | WarmProcess, grace: float) -> None:

@@ -69,9 +69,14 @@ def test_a_lowered_grade_in_its_own_session_lowers_its_session_and_the_page_keep
         capture_output=True, text=True, check=True, start_new_session=True,
         preexec_fn=functools.partial(run._start_cold, os.getpid(), 10)).stdout
     assert said.split()[-1] == str(priority.probe(10).nice)
-    thread = threading.Thread(target=priority.lower, args=(10,))
-    thread.start()
-    thread.join()
+    # The page's own process, leading its session (as serve does under systemd or a
+    # shell): its grading threads lower themselves, never its session.
+    said = subprocess.run(
+        [sys.executable, "-c", "import threading; from grader.classroom import priority; "
+         "thread = threading.Thread(target=priority.probe, args=(10,)); thread.start(); "
+         "thread.join(); print(open('/proc/self/autogroup').read())"],
+        capture_output=True, text=True, check=True, start_new_session=True).stdout
+    assert said.split()[-1] == "0"
     assert AUTOGROUP.read_text() == before
 
 
