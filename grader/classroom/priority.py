@@ -32,6 +32,8 @@ import threading
 from dataclasses import dataclass
 from typing import Mapping
 
+from grader.sandbox.inside.confine import keep_niceness
+
 NICE_VARIABLE = "TTT_GRADER_NICE"
 GRADING_NICE = 10            # what grader serve asks for its grading runs
 MAX_NICE = 19
@@ -112,21 +114,8 @@ def lower_child(nice: int) -> Priority:
     starts at nice 0: a grade at nice 10 in a session of its own would take as large a
     share as the web process."""
     found = lower(nice)
-    _session_nice()
+    keep_niceness()          # the sandbox's worker does the same in its own sessions
     return found
-
-
-def _session_nice() -> None:
-    """The calling process's nice for its session too, where it leads the session."""
-    try:
-        if os.getsid(0) != os.getpid():
-            return
-        nice = os.getpriority(os.PRIO_PROCESS, 0)
-        if nice > 0:
-            with open("/proc/self/autogroup", "w", encoding="ascii") as autogroup:
-                autogroup.write(str(nice))
-    except (OSError, AttributeError):     # no autogroup (or not Linux): nice is enough
-        pass
 
 
 def lower_from(environ: Mapping[str, str]) -> None:
