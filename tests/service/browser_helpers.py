@@ -21,9 +21,16 @@ from typing import Any, Iterator
 import pytest
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Site isolation off: an LMS's frame that goes from site to site (the LMS, the tool's login,
+# the LMS's authorization, the tool's launch) then stays in one renderer. With it on, each
+# hop is a new out-of-process frame that Playwright must attach to, and on a loaded machine
+# it once lost one: the frame worked on (the LMS's storage answered it) while the test saw
+# no document in it for a minute. Cookies, their partitions and postMessage's origins are
+# the browser's, not the renderer's: what the tests check is the same either way.
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync"]
+                 "--disable-sync", "--disable-site-isolation-trials",
+                 "--disable-features=IsolateOrigins,site-per-process"]
 GRADING_MS = 300_000          # one grading run, on a loaded machine
 
 

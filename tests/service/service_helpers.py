@@ -40,6 +40,21 @@ PLAIN = SUBMISSIONS / "correct_plain.py"        # correct, and 8 s or more of gr
 STARTUP_SECONDS = 90.0
 
 
+@dataclass(frozen=True)
+class LogTail:
+    """The last ``lines`` lines of the log at ``path``, read when turned into text."""
+
+    path: Path
+    lines: int = 40
+
+    def __str__(self) -> str:
+        try:
+            text = self.path.read_text(errors="replace").splitlines()[-self.lines:]
+        except OSError as problem:
+            return f"(the log {self.path} cannot be read: {problem})"
+        return f"the last lines of {self.path.name}:\n" + "\n".join(text)
+
+
 @dataclass
 class Server:
     """A running ``grader serve``: its URL, folder, process and log."""
@@ -49,6 +64,11 @@ class Server:
     process: subprocess.Popen
     log: Path
     stdout: list[str] = field(default_factory=list)
+
+    def log_tail(self, lines: int = 40) -> "LogTail":
+        """The last ``lines`` of the server's log, read when printed: a failure's message
+        then says what the server did meanwhile (``framed(page, ..., server.log_tail())``)."""
+        return LogTail(self.log, lines)
 
     def token(self, student_id: str) -> str:
         store = open_store(self.data)

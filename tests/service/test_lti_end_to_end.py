@@ -45,6 +45,10 @@ from lti_platform import CANVAS_SUBMISSION, LtiPlatform  # noqa: E402
 from service_helpers import (Server, free_port, make_certificate,  # noqa: E402
                              start_https)
 
+# The LMS and the tool in a browser, a story of ten steps on two platforms (about 90 s of
+# the machine): not in the default run; .ci/run runs it after (python -m pytest -m long).
+pytestmark = pytest.mark.long
+
 # Canvas names its storage frame in the login request (lti_storage_target); Moodle does not.
 STORAGE = {"canvas": True, "moodle": False}
 
@@ -141,7 +145,7 @@ def bound(registered: Course, chromium: Any) -> Course:
     problems: list[str] = []
     page = new_page(chromium, problems, ignore_https_errors=True)
     page.goto(course.platform.framed_launch_url("alan", storage=STORAGE[course.profile]))
-    tool = framed(page, "The class", problems)
+    tool = framed(page, "The class", problems, course.server.log_tail())
     assert re.fullmatch(re.escape(course.url) + r"/instructor", tool.url), tool.url
     course.__dict__["first_launch"] = (tool.inner_text("h1"), problems)
     page.context.close()
@@ -197,7 +201,7 @@ def framed_hand_in_page(course: Course, chromium: Any, problems: list[str],
     frame), once the frame shows the hand-in form."""
     page = new_page(chromium, problems, ignore_https_errors=True)
     page.goto(course.platform.framed_launch_url(who, storage=STORAGE[course.profile]))
-    return page, framed(page, "Hand in mm_player.py", problems)
+    return page, framed(page, "Hand in mm_player.py", problems, course.server.log_tail())
 
 
 @pytest.mark.grades(1)
@@ -230,7 +234,7 @@ def test_4_with_the_frames_cookies_blocked_a_student_still_hands_in(
         page = recorded(context.new_page(), problems)
         page.goto(platform.framed_launch_url("grace", storage=STORAGE[course.profile]))
         tool = framed(page, "Open the page in a new tab", problems,
-                      platform.storage_requests())
+                      platform.storage_requests(), course.server.log_tail())
         page.screenshot(path=str(shots / f"lti-e2e-{course.profile}-framed-blocked.png"))
         assert context.cookies(course.url) == []               # the frame kept no cookie
         if course.profile == "canvas":
