@@ -339,7 +339,9 @@ def test_without_landlock_the_worker_holds_no_capability_and_reads_nothing_priva
         assert "no landlock: file permissions alone" in layers
         assert fill[0] == "crash" and "MiB in its scratch folder" in fill[2]
         assert alone[0] == child[0] == "ok"
-        assert child[3] > 0.8 * alone[3] > 0               # the child's work is the call's
+        # The child's work is the call's: counted from /proc while it lives (every few
+        # hundredths of a second, so not to the tick; a third off under a busy machine).
+        assert child[3] > 0.5 * alone[3] > 0
         assert gone(marker, 0.5)                           # and it ended with it
 
         # The same installation with the grader's folder open to every user: refused.
