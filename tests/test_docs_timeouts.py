@@ -34,6 +34,7 @@ def cost_table(page: Path) -> dict[str, str]:
     return table
 
 
+@pytest.mark.long
 @pytest.mark.grades(1)
 def test_each_item_loses_what_the_docs_say_a_timeout_costs(tmp_path: Path) -> None:
     out = tmp_path / "results.json"

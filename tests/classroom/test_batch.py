@@ -219,6 +219,7 @@ def test_sources_that_are_not_a_class(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- grading for real
 
 
+@pytest.mark.long
 def test_a_folder_of_files_graded_with_hostile_ones(tmp_path: Path) -> None:
     source = tmp_path / "class"
     copy(CONSTANT, source / "alice.py")
@@ -294,6 +295,7 @@ def test_an_lms_zip(tmp_path: Path) -> None:
     assert (out / ".work" / "unzipped").is_dir()
 
 
+@pytest.mark.long
 def test_resume_regrades_only_what_is_missing_and_regrade_forces(tmp_path: Path) -> None:
     source = tmp_path / "class"
     for sid in ("alice", "bob", "carol"):
@@ -322,6 +324,7 @@ def test_resume_regrades_only_what_is_missing_and_regrade_forces(tmp_path: Path)
     assert results["alice"].stat().st_mtime_ns != before["alice"]
 
 
+@pytest.mark.long
 def test_a_rerun_under_another_configuration_stops_then_regrades_what_changed(
         tmp_path: Path) -> None:
     """The issue's case: a rerun with another --config said "0 to grade, 13 already done"

@@ -84,6 +84,7 @@ def graded(tmp_path_factory) -> tuple[Path, Path, str]:
     return source, root / "out", done.stderr
 
 
+@pytest.mark.long
 @pytest.mark.grades(4, jobs=2)
 def test_it_says_in_one_sentence_what_it_graded_as_what(graded):
     _, out, said = graded

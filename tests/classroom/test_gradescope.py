@@ -306,6 +306,7 @@ def _pip_install(source: Path, target: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.long
 def test_the_build_works_from_a_normal_install_and_its_zip_installs(tmp_path: Path) -> None:
     """`pip install .` leaves no setup.cfg beside the packages; the zip must still install."""
     project = HERE.parent

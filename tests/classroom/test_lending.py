@@ -188,6 +188,7 @@ def test_a_real_grade_lends_its_cpu_only_when_its_student_sleeps(
     assert (score == 0) if lends else (score == 100)
 
 
+@pytest.mark.long
 def test_the_submission_page_starts_the_next_submission_on_a_sleepers_cpu(
         tmp_path: Path) -> None:
     # grader serve's queue, jobs=1: a sleeper, then a correct file. The correct one starts

@@ -161,6 +161,7 @@ def test_warm_grades_are_cold_grades(tmp_path: Path, monkeypatch: pytest.MonkeyP
         same_grade(cold, hot)
 
 
+@pytest.mark.long
 @needs_fork
 @pytest.mark.grades(4, jobs=1)
 def test_a_hostile_grade_leaves_nothing_for_the_next(tmp_path: Path,

@@ -146,6 +146,7 @@ def test_a_student_and_the_instructor_in_a_browser(chromium, serve, tmp_path: Pa
 PRUNED = SUBMISSIONS / "correct_pruned.py"      # correct, graded in a few seconds
 
 
+@pytest.mark.long
 @pytest.mark.grades(1)
 def test_an_extension_and_an_adjustment_in_a_browser(chromium, serve, tmp_path: Path,
                                                      shots: Path) -> None:

@@ -51,6 +51,7 @@ def grades(page) -> dict[str, str]:
             .inner_text() for i in range(rows.count())}
 
 
+@pytest.mark.long
 @pytest.mark.grades(2)
 def test_a_student_hands_in_both_assignments_and_the_instructor_closes_one(
         chromium, serve, tmp_path: Path, shots: Path) -> None:

@@ -445,6 +445,7 @@ def _recorded(data: Path, number: int) -> dict:
     return json.loads(text)
 
 
+@pytest.mark.long
 def test_two_students_graded_then_a_new_configuration_and_everyone_regraded(serve, tmp_path):
     """(Fingerprints include a hash of the grader's source: compared with what each result
     recorded, not with each other, so that an edit of the grader while this runs, by a

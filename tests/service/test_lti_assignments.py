@@ -304,6 +304,7 @@ def outbox_of(data: Path) -> list[tuple[str, str, float]]:
         database.close()
 
 
+@pytest.mark.long
 @pytest.mark.timeout(600)
 def test_scores_of_both_assignments_waiting_at_a_sigkill_are_each_delivered_once(
         serve, tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ def submit(server, tmp_path: Path, file: Path) -> subprocess.CompletedProcess:
                           cwd=ROOT, capture_output=True, text=True, timeout=280)
 
 
+@pytest.mark.long
 @pytest.mark.grades(2)
 def test_a_montecarlo_course_grades_hand_ins_as_montecarlo(serve, tmp_path: Path) -> None:
     roster = tmp_path / "roster.csv"

@@ -56,6 +56,7 @@ def test_after_sigkill_every_received_submission_is_graded_once(serve, tmp_path)
     assert "queued again 1 submissions" in again.log.read_text()
 
 
+@pytest.mark.long
 @pytest.mark.timeout(900)   # grades real submissions, one at a time, on a shared machine
 def test_a_run_over_its_budget_is_stopped_tried_once_more_then_shown_as_an_error(serve,
                                                                                tmp_path):
@@ -76,6 +77,7 @@ def test_a_run_over_its_budget_is_stopped_tried_once_more_then_shown_as_an_error
     assert again.status_code == 201                  # an error is not "in flight"
 
 
+@pytest.mark.long
 @pytest.mark.timeout(900)
 def test_an_extension_a_penalty_and_an_adjustment_survive_sigkill(serve, tmp_path):
     from datetime import datetime, timedelta, timezone

@@ -17,6 +17,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from starlette.testclient import TestClient
 
 from grader.service.app import create_app
@@ -63,6 +65,7 @@ def links(data: Path) -> str:
                           timeout=120, check=True).stdout
 
 
+@pytest.mark.long
 def test_a_plain_restart_keeps_the_base_url_and_the_port(tmp_path):
     data = tmp_path / "course"
     port = free_port()

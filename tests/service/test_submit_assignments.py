@@ -34,6 +34,7 @@ def two_assignments(serve, tmp_path: Path, *options: str):
                  "--assignment", "montecarlo", *options)
 
 
+@pytest.mark.long
 @pytest.mark.grades(2)
 def test_each_file_lands_on_its_own_assignment_with_its_report(serve, tmp_path: Path) -> None:
     server = two_assignments(serve, tmp_path)

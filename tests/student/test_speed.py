@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from grader.assignments.minimax.public import SPEED
 from grader.assignments.minimax.test_speed import (NO_ANSWER, PRESUMED, SLOW, WITHIN, Timed,
                                                    summary)
@@ -112,6 +114,7 @@ def test_check_says_a_correct_file_is_within_the_limits() -> None:
     assert "timing" not in done.stdout and "\r" not in done.stdout
 
 
+@pytest.mark.long
 def test_check_says_a_slow_file_is_too_slow_from_six_empty_squares() -> None:
     """As the grader says, in its checks (a slow call of a public position fails as it
     fails in a grade) and in the speed part. (That a file cannot forge its time, the

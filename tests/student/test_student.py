@@ -397,6 +397,7 @@ def test_check_runs_a_course_file_written_over_the_template(tmp_path: Path) -> N
 
 # ---- what mm_move prints during the check --------------------------------------------------
 
+@pytest.mark.long
 def test_check_shows_what_mm_move_prints_labelled_and_capped() -> None:
     done = student_check("--file", str(SUBMISSIONS / "prints.py"), "--no-speed")
     out = done.stdout

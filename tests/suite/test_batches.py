@@ -118,6 +118,7 @@ def _walk(path: Path, sandbox_class: type[Counted]) -> tuple[dict, int, int]:
         return concluded, sandbox.round_trips, client.stats.calls
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("name", [*GALLERY, *WRITTEN])
 def test_batches_change_the_round_trips_and_no_verdict(tmp_path: Path, name: str) -> None:
     if name in GALLERY:

@@ -95,6 +95,7 @@ def test_a_partial_configuration_grades_with_the_defaults_for_the_rest(tmp_path)
     assert [t["name"] for t in results["tests"]] == DEFAULT_ITEMS
 
 
+@pytest.mark.long
 def test_the_number_of_examples_is_the_same_in_the_report_and_in_results_json(tmp_path):
     path = config_file(tmp_path, "[grader]\nexamples = 0\n")
     done = run_grader("grade", str(SUBMISSIONS / "bug_sign_error_o.py"), "--config", str(path),

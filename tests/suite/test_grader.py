@@ -259,6 +259,7 @@ def test_usage_errors_exit_2():
     assert done.returncode == 2 and "configuration" in done.stderr
 
 
+@pytest.mark.long
 @pytest.mark.grades(3)
 def test_every_student_is_asked_the_same_positions_and_gets_the_same_score(tmp_path):
     def graded_as(student_id):
@@ -300,6 +301,7 @@ def test_exhaustive_mode_checks_every_reachable_3x3_position(tmp_path):
     assert json.loads(path.read_text())["score"] == 100
 
 
+@pytest.mark.long
 def test_before_the_deadline_failures_show_only_their_category(tmp_path):
     done = run_grader("grade", str(SUBMISSIONS / "bug_sign_error_o.py"), "--visibility",
                       "categories", "--json", str(tmp_path / "r.json"), "--csv",

@@ -128,6 +128,7 @@ def graded(tmp_path_factory) -> tuple[Path, dict[str, dict]]:
     return out, batch(folder, out, "--jobs", "2")
 
 
+@pytest.mark.long
 @pytest.mark.grades(15, jobs=2)
 def test_the_class_is_graded_as_the_montecarlo_assignment(graded):
     _, results = graded
