@@ -31,7 +31,10 @@ Starts ``python -m grader serve`` on 127.0.0.1 with a roster of ``--students`` s
    score of each file against ``python -m grader batch --jobs N`` on the same files (same
    code, same score; with both assignments, batch ``--assignment NAME`` on each one's files,
    since batch grades a folder as one assignment).
-4. Reports: page latency p50/p95/p99 by kind while every core grades; grading throughput
+4. Reports: page latency p50/p95/p99 by kind while every core grades, and two rows that
+   say how much of it is the benchmark's own: how late the clients' event loop wakes from
+   a 0.1 s sleep, and the probe's JSON poll every 0.2 s from a process of its own (as one
+   student's browser would ask, beside 180 students in one Python process); grading throughput
    (first start to last finish) against batch's wall time; the server process's memory
    (VmRSS from /proc, sampled, and its peak VmHWM) and how many grading runs it had at once.
    With both assignments, the latency of each assignment's students and each assignment's
@@ -53,6 +56,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import json
 import math
 import os
 import random
@@ -310,13 +314,62 @@ async def sample(pid: int, figures: Figures, stop: asyncio.Event) -> None:
             pass
 
 
+# What the table's own clients cannot say: how long the page takes when the asker is not
+# one event loop among 180 students. Its own process polls ``path`` on one kept-alive
+# connection every 0.2 s until SIGTERM, then prints each request's seconds (a JSON list).
+OWN_PROCESS_PROBE = """
+import http.client, json, signal, sys, time, urllib.parse
+url, token, path = sys.argv[1:4]
+stop = []
+signal.signal(signal.SIGTERM, lambda *_: stop.append(1))
+place = urllib.parse.urlsplit(url)
+connection = http.client.HTTPConnection(place.hostname, place.port, timeout=120)
+times = []
+while not stop:
+    began = time.perf_counter()
+    connection.request("GET", path, headers={"authorization": "Bearer " + token})
+    connection.getresponse().read()
+    times.append(time.perf_counter() - began)
+    time.sleep(0.2)
+print(json.dumps(times))
+"""
+OWN_PROCESS = "JSON poll, a process of its own"
+CLIENT_DELAY = "(the clients' own delay)"
+
+
+def start_own_probe(url: str, token: str, path: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-c", OWN_PROCESS_PROBE, url, token, path],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def own_probe_times(probe: subprocess.Popen) -> list[float]:
+    """The probe's request times, once it is stopped (none if it failed)."""
+    probe.terminate()
+    try:
+        out, _ = probe.communicate(timeout=150)
+        return [float(value) for value in json.loads(out or "[]")]
+    except (subprocess.TimeoutExpired, ValueError):
+        probe.kill()
+        return []
+
+
+async def client_delay(figures: Figures, stop: asyncio.Event) -> None:
+    """How late the clients' event loop wakes from a 0.1 s sleep: a share of every latency
+    in the table that is the benchmark's own, not the page's."""
+    while not stop.is_set():
+        began = time.perf_counter()
+        await asyncio.sleep(0.1)
+        figures.latencies[CLIENT_DELAY].append(max(0.0, time.perf_counter() - began - 0.1))
+
+
 async def rush(url: str, pid: int, writers: list[Student], readers: list[Student],
                args: argparse.Namespace, rng: random.Random) -> tuple[Figures, float]:
     figures = Figures()
     stop = asyncio.Event()
     start = time.monotonic()
     moments = sorted(rng.uniform(0, args.over) for _ in writers)
-    background = [asyncio.create_task(sample(pid, figures, stop))]
+    background = [asyncio.create_task(sample(pid, figures, stop)),
+                  asyncio.create_task(client_delay(figures, stop))]
     background += [asyncio.create_task(read_pages(url, figures, reader, args.reload,
                                                   random.Random(rng.random()), stop))
                    for reader in readers]
@@ -482,7 +535,10 @@ def main(argv: list[str] | None = None) -> int:
 
         print(f"\nthe rush: {len(writers)} hand-ins ...", flush=True)
         server_cpu, clients_cpu = cpu_seconds(server.pid), own_cpu_seconds()
+        own_probe = start_own_probe(url, tokens["probe"], f"/api/submissions/{probe}"
+                                    if probe is not None else "/api/submissions")
         figures, took = asyncio.run(rush(url, server.pid, writers, readers, args, rng))
+        figures.latencies[OWN_PROCESS] = own_probe_times(own_probe)
         server_cpu = cpu_seconds(server.pid) - server_cpu
         clients_cpu = own_cpu_seconds() - clients_cpu
         graded = [s for s in writers if s.final.get("status") in ("done", "error")]
