@@ -84,7 +84,7 @@ class Position:
     @property
     def ply(self) -> int:
         """How many marks are on the board."""
-        return sum(1 for v in self.cells if v != EMPTY)
+        return len(self.cells) - self.cells.count(EMPTY)
 
     def play(self, move: Move) -> "Position":
         """The position after the player to move plays ``move`` (an empty square)."""

@@ -30,6 +30,7 @@ import hashlib
 import random
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import itemgetter
 
 from grader.judge.position import Position, symmetries
 from grader.judge.solver import Solver, reachable
@@ -92,14 +93,29 @@ def _reachable(dim: int, reverse: bool) -> tuple[Position, ...]:
 def _classes(dim: int, reverse: bool) -> tuple[Position, ...]:
     """One position of each symmetry class of the reachable positions."""
     chosen: dict[tuple[int, ...], Position] = {}
+    images_of = _images(dim)
     for position in _reachable(dim, reverse):
-        cells = position.cells
-        images = {tuple(cells[i] for i in source) for source in symmetries(dim)}
+        images = images_of(position.cells)
         key = min(images)
         if key not in chosen:
             shown = min(images, key=lambda image: hashlib.sha256(bytes(image)).digest())
             chosen[key] = Position(dim, shown, position.player, reverse)
     return tuple(sorted(chosen.values(), key=lambda p: (p.ply, p.cells)))
+
+
+def _images(dim: int):
+    """A function from a position's cells to the set of its images under the symmetries.
+    (``itemgetter`` builds each image in C: this is most of the hidden positions' cost, and
+    every cold grade and every warm server pays it.)
+
+    >>> sorted(_images(2)((2, 1, 1, 1)))
+    [(1, 1, 1, 2), (1, 1, 2, 1), (1, 2, 1, 1), (2, 1, 1, 1)]
+    """
+    sources = symmetries(dim)
+    if dim * dim == 1:   # itemgetter of one index gives the item, not a 1-tuple
+        return lambda cells: {tuple(cells)}
+    getters = [itemgetter(*source) for source in sources]
+    return lambda cells: {image(cells) for image in getters}
 
 
 def _in_play(positions: tuple[Position, ...]) -> tuple[Position, ...]:

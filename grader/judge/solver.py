@@ -82,7 +82,10 @@ class _Geometry:
         return found
 
     def has_line(self, mine: int) -> bool:
-        return any(line & mine == line for line in self.search_lines)
+        for line in self.search_lines:   # a loop, not any(): every reachable position asks
+            if line & mine == line:
+                return True
+        return False
 
 
 @lru_cache(maxsize=None)
@@ -472,12 +475,13 @@ def reachable(dim: int, reverse: bool = False) -> Iterator[Position]:
     """
     geo = _geometry(dim)
     frontier: dict[tuple[int, int], None] = {(0, 0): None}  # an ordered set of (x, o)
+    squares = range(geo.squares)
     for ply in range(geo.squares + 1):
         mover = PLAYERX if ply % 2 == 0 else PLAYERO
         following: dict[tuple[int, int], None] = {}
         for x, o in frontier:
-            cells = tuple(PLAYERX if x >> s & 1 else PLAYERO if o >> s & 1 else EMPTY
-                          for s in range(geo.squares))
+            cells = tuple([PLAYERX if x >> s & 1 else PLAYERO if o >> s & 1 else EMPTY
+                           for s in squares])
             yield Position(dim, cells, mover, reverse)
             if geo.has_line(x) or geo.has_line(o) or x | o == geo.full:
                 continue
