@@ -18,8 +18,8 @@ once, none lost or doubled, each final grade explained by its records and equal 
 LMS's, delivered within 60 s of when it could be: the outbox's retry schedule shows in the
 delivery after the LMS's return); the page's latency p50, p95 and p99 during the rushes; a
 waiting page's status polls (``wrk -c 50`` on one submission, kept-alive connections)
-while both cores grade and after the term, idle; the grading throughput of each rush
-against ``batch --jobs 2`` on the same files.
+while both cores grade and after the term, idle; the grading throughput of each rush and
+of the instructor's regrade against ``batch --jobs 2`` on the same files.
 
 Not a test: pytest does not collect bench_*.py. A smaller term for a look:
 ``--students 60 --window 300 --late 60 --outage 300``.
